@@ -1,0 +1,18 @@
+"""sse_engine: a pure-Python, sans-IO Server-Sent Events engine for LLM streaming APIs."""
+
+from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
+from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
+from sse_engine._sse import Comment, ServerSentEvent
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_SIZE",
+    "Comment",
+    "EventTooLarge",
+    "ProtocolError",
+    "SSEEngineError",
+    "SSEParser",
+    "ServerSentEvent",
+    "UsageError",
+]
