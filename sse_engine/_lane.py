@@ -1,0 +1,341 @@
+"""The machinery every lane shares: HTTP start, feeding, the sticky error state,
+exactly one StreamEnd, warnings and strict mode.
+
+A lane subclass implements ``_on_event`` (one parsed SSE event in, typed lane
+events out) and, when the transport ends without a terminal event,
+``_on_transport_end``. Everything else (pre-stream JSON error bodies, trailing
+bytes after the end, turning bad bytes into a ProtocolError that keeps what was
+decoded, refusing to go on after one) lives here once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from sse_engine._errors import EventTooLarge, ProtocolError, UsageError
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
+from sse_engine._sse import ServerSentEvent
+
+__all__ = [
+    "Headers",
+    "JsonLoads",
+    "Lane",
+    "LaneEvent",
+    "LaneWarning",
+    "StreamEnd",
+    "StreamRestarted",
+]
+
+JsonLoads = Callable[[str], Any]
+Headers = Mapping[str, str] | Iterable[tuple[str, str]]
+
+S = TypeVar("S")
+
+
+class LaneEvent:
+    """Base class of every typed event a lane emits."""
+
+    __slots__ = ()
+
+
+@attrs.frozen
+class StreamEnd(LaneEvent):
+    """The stream is over: emitted exactly once, as soon as the outcome is known."""
+
+    outcome: Outcome
+    error: StreamError | None = None
+
+
+@attrs.frozen
+class StreamRestarted(LaneEvent):
+    """The server is replaying the stream from the start: discard what was shown.
+
+    The lane's snapshot has been reset; the events that follow rebuild it.
+    """
+
+    reason: str
+
+
+@attrs.frozen
+class LaneWarning:
+    """An anomaly the lane tolerated (each one is a ProtocolError in strict mode).
+
+    ``code`` is a stable machine-readable name (``sequence_gap``,
+    ``trailing_data``, ...); ``event_index`` counts the stream's SSE events
+    from 0 and ``offset`` is the number of bytes fed when it was noticed, so a
+    tool can point at where in the capture the problem sits.
+    """
+
+    code: str
+    message: str
+    event_index: int
+    offset: int
+
+
+# The lane's life: start() may only come first; ERROR_BODY collects a JSON
+# error envelope instead of parsing SSE; FAILED is the sticky error state.
+_NEW, _STREAM, _ERROR_BODY, _CLOSED, _FAILED = "new", "stream", "error_body", "closed", "failed"
+
+
+def _content_type(headers: Headers | None) -> str | None:
+    if headers is None:
+        return None
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
+    for name, value in pairs:
+        if name.lower() == "content-type":
+            return value.split(";", 1)[0].strip().lower()
+    return None
+
+
+class Lane(Generic[S]):
+    """Shared base of the three lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane.
+
+    ``json_loads`` decodes each event's data (inject ``orjson.loads`` for speed);
+    ``strict`` turns tolerated anomalies into :class:`ProtocolError`;
+    ``max_event_size`` is passed to the :class:`SSEParser` and also bounds a
+    pre-stream error body.
+    """
+
+    #: The event that ends this lane's stream normally, for messages.
+    terminal_event_name = "the terminal event"
+
+    def __init__(
+        self,
+        *,
+        json_loads: JsonLoads = json.loads,
+        strict: bool = False,
+        max_event_size: int | None = DEFAULT_MAX_EVENT_SIZE,
+    ) -> None:
+        self.json_loads = json_loads
+        self.strict = strict
+        self.max_event_size = max_event_size
+        self.warnings: list[LaneWarning] = []
+        self.outcome: Outcome | None = None
+        self.error: StreamError | None = None
+        self._state = _NEW
+        self._status: int | None = None
+        self._content_type: str | None = None
+        self._body = bytearray()
+        self._failure: ProtocolError | None = None
+        self._event_index = -1
+        self._bytes_before = 0
+        self._parser: SSEParser[ServerSentEvent] = SSEParser(max_event_size)
+
+    # -- what subclasses provide -------------------------------------------
+
+    @property
+    def snapshot(self) -> S:
+        """What has been assembled so far; ``snapshot.to_api()`` is the API's own object."""
+        raise NotImplementedError
+
+    def _on_event(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+        """Interpret one SSE event, appending lane events to ``out``."""
+        raise NotImplementedError
+
+    def _on_transport_end(self) -> tuple[Outcome, StreamError | None]:
+        """The verdict when the bytes end before an outcome is known."""
+        return Outcome.TRUNCATED, self._truncation_error()
+
+    def resume_plan(self) -> Any:
+        """How to reconnect a dropped stream; None when the lane cannot resume."""
+        return None
+
+    # -- the public cycle ----------------------------------------------------
+
+    def start(self, status: int = 200, headers: Headers | None = None) -> None:
+        """Tell the lane what the HTTP response looked like (optional; default 200 SSE).
+
+        A non-2xx status, or a content type other than ``text/event-stream``,
+        means the body is a JSON error envelope: the lane collects it and
+        ``close()`` reports it as ``Outcome.FAILED`` with ``error.status`` set.
+        """
+        if self._state is not _NEW:
+            raise UsageError("start() must come before any feed() or close()")
+        self._status = status
+        content_type = self._content_type = _content_type(headers)
+        if not 200 <= status < 300 or content_type not in (None, "text/event-stream"):
+            self._state = _ERROR_BODY
+        else:
+            self._state = _STREAM
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[LaneEvent]:
+        """Feed the next bytes of the body; return the lane events they complete.
+
+        Raises :class:`ProtocolError` when the bytes cannot be interpreted; the
+        events decoded before the failure are on its ``events`` attribute and
+        in the snapshot, and every later call raises again.
+        """
+        state = self._state
+        if state is _NEW:
+            self._state = state = _STREAM
+        if state is not _STREAM:
+            if state is _ERROR_BODY:
+                self._collect_body(data)
+                return []
+            self._raise_not_open()
+        if self.outcome is not None:
+            self._trailing_bytes(len(data))
+            return []
+        parser = self._parser
+        self._bytes_before = parser.bytes_fed
+        try:
+            sses = parser.feed(data)
+        except EventTooLarge as exc:
+            out = self._interpret(exc.events)
+            self._fail(exc, out)
+        return self._interpret(sses)
+
+    def close(self) -> list[LaneEvent]:
+        """The transport ended: return the final events (a ``StreamEnd`` if not yet sent).
+
+        Closing twice is harmless; ``feed()`` after ``close()`` raises :class:`UsageError`.
+        """
+        state = self._state
+        if state is _FAILED:
+            self._raise_not_open()
+        self._state = _CLOSED
+        if state is _CLOSED:
+            return []
+        if state is _ERROR_BODY:
+            return self._end_with_error_body()
+        out: list[LaneEvent] = []
+        if self.outcome is None:
+            if self._parser.in_event:
+                self._warn(
+                    "unterminated_event",
+                    "the stream ended inside an event, which was discarded",
+                )
+            self._parser.close()
+            outcome, error = self._on_transport_end()
+            self._end(outcome, error, out)
+        return out
+
+    # -- helpers for subclasses ----------------------------------------------
+
+    def _end(self, outcome: Outcome, error: StreamError | None, out: list[LaneEvent]) -> None:
+        """Record the verdict and emit the stream's one StreamEnd."""
+        if self.outcome is not None:
+            return
+        self.outcome = outcome
+        self.error = error
+        out.append(StreamEnd(outcome, error))
+
+    def _decode(self, sse: ServerSentEvent) -> Any:
+        """The event's data as JSON; bad JSON is a ProtocolError that says where."""
+        try:
+            return self.json_loads(sse.data)
+        except (ValueError, TypeError, RecursionError) as exc:
+            snippet = sse.data[:80]
+            raise ProtocolError(
+                f"invalid JSON in SSE event #{self._event_index} (event {sse.event!r}, "
+                f"in the bytes {self._bytes_before}..{self._parser.bytes_fed}): {exc}; "
+                f"data begins {snippet!r}"
+            ) from exc
+
+    def _violation(self, code: str, message: str) -> None:
+        """A broken ordering rule: a warning, or a ProtocolError when strict."""
+        if self.strict:
+            raise ProtocolError(f"{message} (SSE event #{self._event_index}, strict mode)")
+        self._warn(code, message)
+
+    def _warn(self, code: str, message: str) -> None:
+        self.warnings.append(
+            LaneWarning(code, message, max(self._event_index, 0), self._parser.bytes_fed)
+        )
+
+    def _truncation_error(self) -> StreamError:
+        return StreamError(
+            message=f"the transport ended before {self.terminal_event_name}",
+            code="stream_truncated",
+            retryable=True,
+        )
+
+    def _reopen(self) -> None:
+        """Prepare for a new connection's bytes (resume): a fresh parser, open again."""
+        if self._state is _FAILED:
+            self._raise_not_open()
+        self._parser = SSEParser(self.max_event_size)
+        self._state = _STREAM
+
+    # -- internals -------------------------------------------------------------
+
+    def _interpret(self, sses: list[ServerSentEvent]) -> list[LaneEvent]:
+        out: list[LaneEvent] = []
+        on_event = self._on_event
+        for sse in sses:
+            self._event_index += 1
+            if self.outcome is not None:
+                self._warn(
+                    "event_after_end",
+                    f"event {sse.event!r} after {self.terminal_event_name} was ignored",
+                )
+                continue
+            try:
+                on_event(sse, out)
+            except ProtocolError as exc:
+                self._fail(exc, out)
+            except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+                # A payload of the wrong shape (a string where an object belongs,
+                # say): the bytes cannot be interpreted, which is a ProtocolError.
+                wrapped = ProtocolError(
+                    f"SSE event #{self._event_index} ({sse.event!r}) has a payload this lane "
+                    f"cannot interpret: {exc!r}"
+                )
+                wrapped.__cause__ = exc
+                self._fail(wrapped, out)
+        return out
+
+    def _fail(self, exc: ProtocolError, out: list[LaneEvent]) -> None:
+        """Enter the sticky error state and raise, keeping the events decoded so far."""
+        self._state = _FAILED
+        self._failure = exc
+        exc.events = out
+        if self.outcome is None:
+            self.outcome = Outcome.FAILED
+            self.error = StreamError(message=str(exc), code="protocol_error", retryable=True)
+        raise exc
+
+    def _raise_not_open(self) -> None:
+        if self._state is _FAILED:
+            raise ProtocolError(f"this lane failed earlier: {self._failure}") from self._failure
+        raise UsageError("feed() called after close(): the stream has ended")
+
+    def _trailing_bytes(self, count: int) -> None:
+        if count and not any(w.code == "trailing_data" for w in self.warnings):
+            self._warn(
+                "trailing_data",
+                f"bytes after {self.terminal_event_name} were ignored "
+                f"(from byte {self._parser.bytes_fed} on)",
+            )
+
+    def _collect_body(self, data: bytes | bytearray | memoryview) -> None:
+        room = (self.max_event_size or 1 << 62) - len(self._body)
+        if room > 0:
+            self._body += bytes(data[:room])
+
+    def _end_with_error_body(self) -> list[LaneEvent]:
+        text = self._body.decode("utf-8", "replace")
+        try:
+            payload = self.json_loads(text)
+        except (ValueError, TypeError, RecursionError):
+            payload = None
+        if isinstance(payload, Mapping) and "error" in payload:
+            error = StreamError.from_payload(payload, status=self._status)
+        elif self._status is not None and 200 <= self._status < 300:
+            error = StreamError(
+                message=f"expected text/event-stream, got {self._content_type}: {text[:200]}",
+                code="not_an_event_stream",
+                status=self._status,
+                retryable=False,
+                raw=payload if payload is not None else text,
+            )
+        else:
+            error = StreamError.from_text(text, status=self._status)
+        out: list[LaneEvent] = []
+        self._end(Outcome.FAILED, error, out)
+        return out

@@ -1,0 +1,159 @@
+"""How a stream ended: the Outcome verdict, the StreamError that explains it, and
+the one table that decides whether a failure is worth retrying."""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+__all__ = ["Outcome", "StreamError", "is_retryable"]
+
+
+class Outcome(enum.Enum):
+    """The verdict on a finished stream."""
+
+    #: The lane's terminal event arrived and the turn finished normally.
+    COMPLETED = "completed"
+    #: The turn was cut short by the model or a policy: max tokens, content
+    #: filter, refusal, context window. The stream itself is complete.
+    INCOMPLETE = "incomplete"
+    #: The server reported an error, before the stream (an error status / JSON
+    #: body) or inside it (an error event or error frame).
+    FAILED = "failed"
+    #: The transport ended before the lane's terminal event.
+    TRUNCATED = "truncated"
+
+
+# Codes and error types that mean "sending the same request again will fail
+# the same way". Anything not listed, including codes we have never seen, is
+# retryable: gateways invent codes, and a generic retry is the documented
+# client behaviour for an unrecognised one.
+_NOT_RETRYABLE = frozenset(
+    {
+        "invalid_request_error",
+        "invalid_request",
+        "invalid_prompt",
+        "invalid_api_key",
+        "authentication_error",
+        "permission_error",
+        "permission_denied",
+        "not_found_error",
+        "not_found",
+        "model_not_found",
+        "insufficient_quota",
+        "billing_error",
+        "context_length_exceeded",
+        "param_not_supported",
+        "request_too_large",
+        "unsupported_parameter",
+        "unsupported_value",
+    }
+)
+
+# Codes that are retryable by name; listed so that a retryable code beats a
+# non-retryable HTTP status (a 400 carrying "server_error" still says retry).
+_RETRYABLE = frozenset(
+    {
+        "rate_limit_exceeded",
+        "rate_limit_error",
+        "overloaded_error",
+        "server_error",
+        "api_error",
+        "timeout_error",
+        "stream_error",
+        "stream_truncated",
+        "internal_error",
+        "service_unavailable",
+    }
+)
+
+# HTTP statuses of client errors; 408 (timeout), 409 (conflict) and 429 (rate
+# limit) are client-class statuses that do deserve a retry.
+_NOT_RETRYABLE_STATUS = frozenset({400, 401, 402, 403, 404, 405, 413, 415, 422})
+
+
+def is_retryable(code: str | None, type: str | None = None, status: int | None = None) -> bool:
+    """Whether a failure described by ``code``, ``type`` and ``status`` is worth retrying.
+
+    The code decides first, then the error type, then the HTTP status; a
+    failure none of them recognises is retryable.
+    """
+    for name in (code, type):
+        if name in _NOT_RETRYABLE:
+            return False
+        if name in _RETRYABLE:
+            return True
+    return status not in _NOT_RETRYABLE_STATUS
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+@attrs.frozen
+class StreamError:
+    """Why a stream failed, in one shape whatever the wire said.
+
+    ``status`` is the HTTP status when the error came before the stream (None
+    for failures reported inside a 200 stream). ``raw`` is the payload exactly
+    as received (a dict, or the body text when it was not JSON).
+    """
+
+    message: str
+    code: str | None = None
+    type: str | None = None
+    param: str | None = None
+    status: int | None = None
+    retryable: bool = True
+    raw: Any = None
+
+    @classmethod
+    def from_payload(cls, payload: Any, *, status: int | None = None) -> StreamError:
+        """Read an error from any of the shapes the APIs use.
+
+        Accepted: OpenAI's nested ``{"error": {"message", "type", "param", "code"}}``,
+        the flat ``{"type": "error", "code", "message", "param"}`` of a Responses
+        ``error`` event, Anthropic's ``{"type": "error", "error": {"type", "message"}}``,
+        and a bare error object ``{"code", "message"}`` (``response.error``).
+        """
+        if not isinstance(payload, Mapping):
+            return cls.from_text(json.dumps(payload), status=status, raw=payload)
+        inner = payload.get("error")
+        body: Mapping[str, Any] = inner if isinstance(inner, Mapping) else payload
+        code = _text(body.get("code"))
+        error_type = _text(body.get("type"))
+        if error_type == "error":
+            # The flat shape's "type" names the event, not the kind of error.
+            error_type = None
+        if code is None and isinstance(body.get("details"), Mapping):
+            code = _text(body["details"].get("error_code"))
+        message = _text(body.get("message"))
+        if not message:
+            message = _text(inner) if isinstance(inner, str) else None
+        return cls(
+            message=message or code or error_type or "unknown error",
+            code=code,
+            type=error_type,
+            param=_text(body.get("param")),
+            status=status,
+            retryable=is_retryable(code, error_type, status),
+            raw=payload,
+        )
+
+    @classmethod
+    def from_text(cls, text: str, *, status: int | None = None, raw: Any = None) -> StreamError:
+        """An error whose body is not a JSON object: the message is a trimmed copy of it."""
+        flat = " ".join(text.split())
+        message = flat if len(flat) <= 500 else flat[:497] + "..."
+        return cls(
+            message=message or f"HTTP {status} with an empty body",
+            status=status,
+            retryable=is_retryable(None, None, status),
+            raw=text if raw is None else raw,
+        )
