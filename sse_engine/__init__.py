@@ -1,5 +1,6 @@
 """sse_engine: a pure-Python, sans-IO Server-Sent Events engine for LLM streaming APIs."""
 
+from sse_engine._encoder import encode_comment, encode_event, encode_json
 from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
 from sse_engine._lane import Lane, LaneEvent, LaneWarning, StreamEnd, StreamRestarted
 from sse_engine._outcome import Outcome, StreamError, is_retryable
@@ -24,5 +25,8 @@ __all__ = [
     "StreamError",
     "StreamRestarted",
     "UsageError",
+    "encode_comment",
+    "encode_event",
+    "encode_json",
     "is_retryable",
 ]

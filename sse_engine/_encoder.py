@@ -1,0 +1,72 @@
+"""The parser's inverse: bytes a server (or a test fixture) sends.
+
+Every encoder output parses back to exactly what was encoded, with one
+unavoidable exception: SSE has no way to carry a CR inside data, so CR, LF and
+CRLF in ``data`` all become one line break and come back as LF.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["encode_comment", "encode_event", "encode_json"]
+
+_LINE_BREAKS = ("\r\n", "\r")
+
+
+def _check_field(name: str, value: str, forbidden: str) -> None:
+    for char in forbidden:
+        if char in value:
+            raise ValueError(f"SSE {name} must not contain {char!r}: {value!r}")
+
+
+def encode_event(
+    data: str,
+    event: str | None = None,
+    id: str | None = None,
+    retry: int | None = None,
+) -> bytes:
+    """Encode one event: optional ``event``/``id``/``retry`` lines, ``data`` lines, blank line.
+
+    ``event`` and ``id`` may not contain CR or LF (``id`` not NUL either, which
+    the parser would ignore); ``retry`` must be a non-negative int. Raises
+    ``ValueError`` naming the offending field.
+    """
+    lines = []
+    if event is not None:
+        _check_field("event", event, "\r\n")
+        lines.append(f"event: {event}")
+    if id is not None:
+        _check_field("id", id, "\r\n\x00")
+        lines.append(f"id: {id}")
+    if retry is not None:
+        if isinstance(retry, bool) or not isinstance(retry, int) or retry < 0:
+            raise ValueError(f"SSE retry must be a non-negative int, not {retry!r}")
+        lines.append(f"retry: {retry}")
+    for brk in _LINE_BREAKS:
+        if brk in data:
+            data = data.replace(brk, "\n")
+    lines.extend(f"data: {line}" for line in data.split("\n"))
+    lines.append("\n")
+    return "\n".join(lines).encode()
+
+
+def encode_comment(text: str = "") -> bytes:
+    """Encode a comment line followed by a blank line, e.g. a ``: keepalive`` frame.
+
+    The blank line makes proxies that buffer by event flush it; it dispatches
+    nothing. ``text`` may not contain CR or LF.
+    """
+    _check_field("comment", text, "\r\n")
+    return f": {text}\n\n".encode()
+
+
+def encode_json(
+    payload: Mapping[str, Any], event: str | None = None, id: str | None = None
+) -> bytes:
+    """Encode a JSON payload as one ``data:`` line, compact, as the LLM APIs send it."""
+    return encode_event(
+        json.dumps(payload, ensure_ascii=False, separators=(",", ":")), event=event, id=id
+    )

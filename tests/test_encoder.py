@@ -1,0 +1,103 @@
+"""encode_event / encode_comment / encode_json are the parser's exact inverse."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sse_engine import (
+    Comment,
+    ServerSentEvent,
+    SSEParser,
+    encode_comment,
+    encode_event,
+    encode_json,
+)
+
+no_breaks = st.text().filter(lambda s: "\r" not in s and "\n" not in s)
+ids = no_breaks.filter(lambda s: "\x00" not in s)
+events = st.tuples(
+    st.text(), st.none() | no_breaks, st.none() | ids, st.none() | st.integers(0, 10**12)
+)
+
+
+def parse_in_chunks(body: bytes, cuts: list[int]) -> list[ServerSentEvent | Comment]:
+    parser = SSEParser(comments=True)
+    out: list[ServerSentEvent | Comment] = []
+    start = 0
+    for cut in [*sorted({c % (len(body) + 1) for c in cuts}), len(body)]:
+        out += parser.feed(body[start:cut])
+        start = cut
+    return out + parser.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(events, max_size=6), st.lists(st.integers(0, 10**6), max_size=8))
+def test_round_trip_under_any_chunking(
+    batch: list[tuple[str, str | None, str | None, int | None]], cuts: list[int]
+) -> None:
+    body = b"".join(encode_event(*args) for args in batch)
+    expected = []
+    last_id = ""
+    for data, event, id_, _retry in batch:
+        last_id = last_id if id_ is None else id_
+        normal = data.replace("\r\n", "\n").replace("\r", "\n")
+        expected.append(ServerSentEvent(event or "message", normal, last_id))
+    assert parse_in_chunks(body, cuts) == expected
+
+
+@given(st.integers(0, 10**12))
+def test_retry_round_trips(retry: int) -> None:
+    parser = SSEParser()
+    parser.feed(encode_event("x", retry=retry))
+    assert parser.retry == retry
+
+
+@given(no_breaks)
+def test_comment_round_trips(text: str) -> None:
+    assert SSEParser(comments=True).feed(encode_comment(text)) == [Comment(text)]
+
+
+def test_exact_bytes() -> None:
+    assert encode_event("a\r\nb", event="delta", id="7", retry=1500) == (
+        b"event: delta\nid: 7\nretry: 1500\ndata: a\ndata: b\n\n"
+    )
+    assert encode_event("") == b"data: \n\n"
+    assert encode_comment("keepalive") == b": keepalive\n\n"
+    assert encode_json({"type": "ping", "n": "é"}, event="ping") == (
+        'event: ping\ndata: {"type":"ping","n":"é"}\n\n'.encode()
+    )
+
+
+def test_encode_json_round_trips_the_payload() -> None:
+    payload = {"a": [1, 2.5, None, True], "b": "line\nbreak", "c": {"d": "\u2028"}}
+    (sse,) = SSEParser().feed(encode_json(payload, event="x", id="3"))
+    assert (sse.event, sse.id) == ("x", "3")
+    assert json.loads(sse.data) == payload
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"event": "a\nb"}, "SSE event must not contain '\\n'"),
+        ({"event": "a\rb"}, "SSE event must not contain '\\r'"),
+        ({"id": "1\n"}, "SSE id must not contain '\\n'"),
+        ({"id": "1\x002"}, "SSE id must not contain '\\x00'"),
+        ({"retry": -1}, "retry must be a non-negative int"),
+        ({"retry": True}, "retry must be a non-negative int"),
+    ],
+)
+def test_fields_that_cannot_be_encoded_are_rejected(
+    kwargs: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError) as info:
+        encode_event("x", **kwargs)  # type: ignore[arg-type]
+    assert message in str(info.value)
+
+
+def test_comment_with_a_line_break_is_rejected() -> None:
+    with pytest.raises(ValueError, match="comment must not contain"):
+        encode_comment("two\nlines")
