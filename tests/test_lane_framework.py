@@ -199,18 +199,48 @@ def test_in_stream_error_is_data_not_an_exception() -> None:
             "no key",
             False,
         ),
-        (404, b'{"error": {"message": "nope", "code": "model_not_found"}}', "model_not_found",
-         None, "nope", False),
-        (429, b'{"error": {"message": "slow down", "type": "requests", '
-              b'"code": "rate_limit_exceeded"}}', "rate_limit_exceeded", "requests",
-         "slow down", True),
-        (429, b'{"error": {"message": "pay", "type": "insufficient_quota", '
-              b'"code": "insufficient_quota"}}', "insufficient_quota", "insufficient_quota",
-         "pay", False),
-        (500, b'{"error": {"message": "boom", "type": "server_error"}}', None, "server_error",
-         "boom", True),
-        (529, b'{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}',
-         None, "overloaded_error", "Overloaded", True),
+        (
+            404,
+            b'{"error": {"message": "nope", "code": "model_not_found"}}',
+            "model_not_found",
+            None,
+            "nope",
+            False,
+        ),
+        (
+            429,
+            b'{"error": {"message": "slow down", "type": "requests", '
+            b'"code": "rate_limit_exceeded"}}',
+            "rate_limit_exceeded",
+            "requests",
+            "slow down",
+            True,
+        ),
+        (
+            429,
+            b'{"error": {"message": "pay", "type": "insufficient_quota", '
+            b'"code": "insufficient_quota"}}',
+            "insufficient_quota",
+            "insufficient_quota",
+            "pay",
+            False,
+        ),
+        (
+            500,
+            b'{"error": {"message": "boom", "type": "server_error"}}',
+            None,
+            "server_error",
+            "boom",
+            True,
+        ),
+        (
+            529,
+            b'{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}',
+            None,
+            "overloaded_error",
+            "Overloaded",
+            True,
+        ),
     ],
 )
 def test_pre_stream_error_bodies(
@@ -224,7 +254,11 @@ def test_pre_stream_error_bodies(
     error = lane.error
     assert error is not None
     assert (error.status, error.code, error.type, error.message, error.retryable) == (
-        status, code, type_, message, retryable,
+        status,
+        code,
+        type_,
+        message,
+        retryable,
     )
     assert error.raw == json.loads(body)
 
@@ -282,6 +316,7 @@ def test_usage_errors() -> None:
         ("server_error", None, 400, True),
     ],
 )
-def test_retryable_table(code: str | None, type_: str | None, status: int | None,
-                         expected: bool) -> None:
+def test_retryable_table(
+    code: str | None, type_: str | None, status: int | None, expected: bool
+) -> None:
     assert is_retryable(code, type_, status) is expected
