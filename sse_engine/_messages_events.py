@@ -1,0 +1,206 @@
+"""The typed events of the Anthropic Messages lane (re-exported by ``sse_engine.messages``).
+
+Every event that comes from one wire frame keeps the decoded JSON payload as
+``raw`` (excluded from equality and repr), so that an encoder can re-emit the
+frame exactly. The lane's single ``StreamEnd`` (from ``sse_engine``) follows
+``MessageStop`` or ``MessageError``, or comes from ``close()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from sse_engine._lane import LaneEvent
+from sse_engine._outcome import StreamError
+
+__all__ = [
+    "BlockDelta",
+    "BlockStart",
+    "BlockStop",
+    "CitationDelta",
+    "InputJsonDelta",
+    "MessageDelta",
+    "MessageError",
+    "MessageEvent",
+    "MessageStart",
+    "MessageStop",
+    "OtherDelta",
+    "Ping",
+    "SignatureDelta",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolUseStop",
+    "UnknownEvent",
+]
+
+
+@attrs.frozen
+class MessageEvent(LaneEvent):
+    """Base of the Messages lane's events: ``raw`` is the frame's decoded JSON payload."""
+
+    raw: dict[str, Any] = attrs.field(eq=False, repr=False)
+
+
+@attrs.frozen
+class MessageStart(MessageEvent):
+    """``message_start``: the message exists. Show the model; ``usage`` is the first count.
+
+    On non-Claude models served through the Messages API ``usage`` may say
+    ``input_tokens: 0``; the real counts come in :class:`MessageDelta`.
+    """
+
+    id: str | None
+    model: str | None
+    usage: dict[str, Any]
+
+
+@attrs.frozen
+class Ping(MessageEvent):
+    """``ping``: sent once or many times. Carries nothing; it is not a liveness signal."""
+
+
+@attrs.frozen
+class BlockStart(MessageEvent):
+    """``content_block_start``: block ``index`` opens, of type ``block_type``.
+
+    ``block`` is the content block as sent. Server-tool results
+    (``web_search_tool_result`` and the other ``*_tool_result`` blocks) and
+    ``redacted_thinking`` arrive complete here: a UI can render them at once.
+    """
+
+    index: int
+    block_type: str
+    block: dict[str, Any]
+
+
+@attrs.frozen
+class BlockDelta(MessageEvent):
+    """Base of the ``content_block_delta`` events; ``index`` is the block it applies to."""
+
+    index: int
+
+
+@attrs.frozen
+class TextDelta(BlockDelta):
+    """``text_delta``: print ``text`` now; it extends text block ``index``."""
+
+    text: str
+
+
+@attrs.frozen
+class ThinkingDelta(BlockDelta):
+    """``thinking_delta``: show ``thinking`` now; it extends thinking block ``index``."""
+
+    thinking: str
+
+
+@attrs.frozen
+class SignatureDelta(BlockDelta):
+    """``signature_delta``: the thinking block's signature (it replaces, never appends).
+
+    Needed to send the thinking block back on the next request.
+    """
+
+    signature: str
+
+
+@attrs.frozen
+class InputJsonDelta(BlockDelta):
+    """``input_json_delta``: a fragment of a tool block's input JSON (not parseable alone).
+
+    Show progress with it if you like; act on :class:`ToolUseStop`, which
+    carries the parsed input.
+    """
+
+    partial_json: str
+
+
+@attrs.frozen
+class CitationDelta(BlockDelta):
+    """``citations_delta``: ``citation`` attaches to text block ``index`` (show a source)."""
+
+    citation: dict[str, Any]
+
+
+@attrs.frozen
+class OtherDelta(BlockDelta):
+    """A delta of a type this lane does not know (``delta_type``), passed through as sent.
+
+    The snapshot is not changed by it; ``delta`` is the delta object.
+    """
+
+    delta_type: str
+    delta: dict[str, Any]
+
+
+@attrs.frozen
+class BlockStop(MessageEvent):
+    """``content_block_stop``: block ``index`` is finished; ``block`` is it, complete.
+
+    ``block`` is the block as ``to_api()`` gives it (accumulated text,
+    thinking with its signature, citations), so a UI can finalise its view.
+    Tool blocks get the richer :class:`ToolUseStop`.
+    """
+
+    index: int
+    block: dict[str, Any]
+
+
+@attrs.frozen
+class ToolUseStop(BlockStop):
+    """The stop of a ``tool_use`` / ``server_tool_use`` / ``mcp_tool_use`` block: run it now.
+
+    ``input`` is the parsed tool input. When the JSON fragments did not form
+    valid JSON (a generation cut short), ``input`` is None and
+    ``input_error`` says why: do not run the tool with a guess.
+    """
+
+    id: str | None
+    name: str | None
+    input: Any
+    input_error: str | None
+
+
+@attrs.frozen
+class MessageDelta(MessageEvent):
+    """``message_delta``: the stop reason, and ``usage`` after merging the cumulative counts.
+
+    The counts it reports win over earlier ones (update a token meter here).
+    """
+
+    stop_reason: str | None
+    stop_sequence: str | None
+    usage: dict[str, Any]
+
+
+@attrs.frozen
+class MessageStop(MessageEvent):
+    """``message_stop``: the message is complete (a ``StreamEnd`` follows at once)."""
+
+    stop_reason: str | None
+
+
+@attrs.frozen
+class MessageError(LaneEvent):
+    """An ``error`` event inside the stream (``overloaded_error``, ...): the stream failed.
+
+    ``error.retryable`` says whether to send the request again. ``raw`` is the
+    decoded payload, or the data text when it was not JSON. A ``StreamEnd``
+    with ``Outcome.FAILED`` follows at once.
+    """
+
+    error: StreamError
+    raw: Any = attrs.field(eq=False, repr=False)
+
+
+@attrs.frozen
+class UnknownEvent(MessageEvent):
+    """An event of a type this lane does not know, passed through untouched.
+
+    ``type`` is the payload's JSON ``type`` (or the SSE event name when the
+    payload has none); ``raw`` is the whole payload.
+    """
+
+    type: str

@@ -1,0 +1,192 @@
+"""The Messages lane's snapshot: the message and its content blocks as assembled so far.
+
+Text, thinking and tool-input fragments are kept as lists of pieces and joined
+only when read, so a long stream costs linear time. A tool block's input JSON
+is parsed once, when the block stops (or when ``to_api()`` is called on a
+block that never stopped); a fragment text that is not valid JSON is reported
+in ``input_error`` and never turned into a partial dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["TOOL_BLOCK_TYPES", "ContentBlock", "MessageSnapshot"]
+
+#: Block types whose input streams as ``input_json_delta`` fragments. The
+#: stable SDK tracks tool_use and server_tool_use; the beta SDK adds mcp_tool_use.
+TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+
+# The field that accumulates the block's streamed text, per block type.
+_TEXT_FIELD = {"text": "text", "thinking": "thinking"}
+
+JsonLoads = Callable[[str], Any]
+
+
+class ContentBlock:
+    """One content block, as assembled so far.
+
+    ``start`` is the ``content_block`` object of ``content_block_start`` (never
+    modified). ``parts`` are the streamed pieces: text for a ``text`` block,
+    thinking for a ``thinking`` block, input JSON fragments for a tool block.
+    ``citations`` are those added by ``citations_delta``; ``signature`` is the
+    last ``signature_delta`` (None if none came). ``stopped`` is True once
+    ``content_block_stop`` arrived.
+    """
+
+    __slots__ = (
+        "_parsed_parts",
+        "citations",
+        "index",
+        "input",
+        "input_error",
+        "parts",
+        "signature",
+        "start",
+        "stopped",
+        "type",
+    )
+
+    def __init__(self, index: int, start: dict[str, Any], block_type: str) -> None:
+        self.index = index
+        self.start = start
+        self.type = block_type
+        self.stopped = False
+        self.signature: str | None = None
+        self.citations: list[Any] = []
+        field = _TEXT_FIELD.get(block_type)
+        initial = start.get(field, "") if field is not None else ""
+        self.parts: list[str] = [initial] if type(initial) is str and initial else []
+        #: The parsed tool input (tool blocks): the start value until the
+        #: fragments parse. ``input_error`` says why they did not.
+        self.input: Any = start.get("input", {})
+        self.input_error: str | None = None
+        self._parsed_parts = 0
+
+    @property
+    def is_tool(self) -> bool:
+        """Whether the block's input streams as JSON fragments (tool_use and kin)."""
+        return self.type in TOOL_BLOCK_TYPES
+
+    def joined(self) -> str:
+        """The streamed pieces joined: the text, the thinking or the input JSON text."""
+        parts = self.parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0] if parts else ""
+
+    @property
+    def text(self) -> str:
+        """The block's text (text blocks) or thinking (thinking blocks) so far."""
+        return self.joined() if self.type in _TEXT_FIELD else ""
+
+    def parse_input(self, loads: JsonLoads) -> None:
+        """Parse the input JSON fragments (tool blocks), once per new fragment count.
+
+        No fragments, or only empty ones, leave the start value (normally
+        ``{}``), as the API and the SDK do for a tool without parameters.
+        """
+        count = len(self.parts)
+        if count == self._parsed_parts:
+            return
+        self._parsed_parts = count
+        text = self.joined()
+        if not text:
+            return
+        try:
+            self.input = loads(text)
+            self.input_error = None
+        except (ValueError, TypeError, RecursionError) as exc:
+            self.input = self.start.get("input", {})
+            cut = text if len(text) <= 200 else text[:100] + " ... " + text[-100:]
+            self.input_error = f"the tool input is not valid JSON ({exc}): {cut!r}"
+
+    def to_api(self, loads: JsonLoads) -> dict[str, Any]:
+        """The block as the API's final message has it (JSON-ready; treat as read-only)."""
+        block = dict(self.start)
+        kind = self.type
+        if kind == "text":
+            block["text"] = self.joined()
+            if self.citations:
+                earlier = block.get("citations")
+                block["citations"] = (
+                    [*earlier, *self.citations] if isinstance(earlier, list) else
+                    list(self.citations)
+                )
+        elif kind == "thinking":
+            block["thinking"] = self.joined()
+            if self.signature is not None:
+                block["signature"] = self.signature
+        elif kind in TOOL_BLOCK_TYPES:
+            self.parse_input(loads)
+            block["input"] = self.input
+        return block
+
+
+_SKELETON_DEFAULTS: dict[str, Any] = {
+    "id": None,
+    "type": "message",
+    "role": "assistant",
+    "model": None,
+    "stop_reason": None,
+    "stop_sequence": None,
+}
+
+
+class MessageSnapshot:
+    """The message being streamed: ``to_api()`` gives the final ``message`` object.
+
+    ``message`` holds the ``message_start`` message (its ``content`` and
+    ``usage`` live in ``content`` and ``usage``); ``message_delta`` updates its
+    stop fields. ``content`` lists the blocks in the order they started.
+    ``started`` is False until ``message_start`` (or the first event that
+    implies it) arrived.
+    """
+
+    def __init__(self, loads: JsonLoads) -> None:
+        self._loads = loads
+        self.started = False
+        self.message: dict[str, Any] = {}
+        self.usage: dict[str, Any] = {}
+        self.content: list[ContentBlock] = []
+        self.by_index: dict[int, ContentBlock] = {}
+
+    @property
+    def id(self) -> str | None:
+        """The message id (``msg_...``)."""
+        return self.message.get("id")
+
+    @property
+    def model(self) -> str | None:
+        """The model that answers."""
+        return self.message.get("model")
+
+    @property
+    def stop_reason(self) -> str | None:
+        """The stop reason from ``message_delta`` (None until it arrives)."""
+        return self.message.get("stop_reason")
+
+    @property
+    def stop_sequence(self) -> str | None:
+        """The stop sequence that ended the turn, if that is why it stopped."""
+        return self.message.get("stop_sequence")
+
+    @property
+    def text(self) -> str:
+        """The text of every text block, joined: what the model said."""
+        return "".join(b.joined() for b in self.content if b.type == "text")
+
+    def to_api(self) -> dict[str, Any]:
+        """The ``message`` object the API (and the SDK's ``get_final_message()``) gives.
+
+        JSON-ready; nested objects are shared with the snapshot, so treat the
+        result as read-only. Tool inputs are parsed; one whose JSON does not
+        parse keeps its start value (``{}``) and its block's ``input_error``
+        says why.
+        """
+        message = {**_SKELETON_DEFAULTS, **self.message}
+        loads = self._loads
+        message["content"] = [block.to_api(loads) for block in self.content]
+        message["usage"] = dict(self.usage)
+        return message
