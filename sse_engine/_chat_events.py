@@ -1,0 +1,215 @@
+"""The typed events of the Chat Completions lane (re-exported by :mod:`sse_engine.chat`).
+
+Every event that a chunk's content produces carries ``raw``: the decoded
+``chat.completion.chunk`` it came from (the chunk that *closed* a call, for the
+``...Done`` events), excluded from equality and repr, so an encoder can
+re-emit the frame. Per-choice events carry ``choice_index`` (``n > 1``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from sse_engine._lane import LaneEvent
+
+__all__ = [
+    "ChatChoiceEvent",
+    "ChatChunk",
+    "ChatContentDelta",
+    "ChatDeltaField",
+    "ChatEvent",
+    "ChatFinish",
+    "ChatFunctionCallDelta",
+    "ChatFunctionCallDone",
+    "ChatLogprobs",
+    "ChatRefusalDelta",
+    "ChatRole",
+    "ChatToolCallArgumentsDelta",
+    "ChatToolCallDone",
+    "ChatToolCallStarted",
+    "ChatUnknownFrame",
+    "ChatUsage",
+]
+
+
+# -- whole frames -----------------------------------------------------------------
+
+
+@attrs.frozen
+class _Frame(LaneEvent):
+    raw: Any
+
+
+@attrs.frozen
+class ChatChunk(_Frame):
+    """One ``chat.completion.chunk`` as decoded, emitted before the events it produces.
+
+    For consumers that want the wire objects themselves (logging, proxying,
+    re-encoding with :func:`encode_event`); a UI can ignore it.
+    """
+
+
+@attrs.frozen
+class ChatUnknownFrame(_Frame):
+    """A frame that is not a chunk, passed through untouched and not accumulated.
+
+    Azure's content-filter frames (``"object": ""``, ``prompt_filter_results``
+    or ``content_filter_results`` with no delta) arrive this way, as does any
+    other provider frame whose ``object`` is not ``chat.completion.chunk``.
+    """
+
+
+# -- events from a chunk's content ----------------------------------------------
+
+
+@attrs.frozen
+class ChatEvent(LaneEvent):
+    """Base of the events a chunk's content produces; ``raw`` is that chunk."""
+
+    raw: dict[str, Any] = attrs.field(eq=False, repr=False, kw_only=True)
+
+
+@attrs.frozen
+class ChatUsage(ChatEvent):
+    """Token usage arrived (the final ``choices: []`` chunk, or nested in a choice).
+
+    ``usage`` is the ``CompletionUsage`` object as sent; the snapshot keeps the
+    last one that was not null.
+    """
+
+    usage: dict[str, Any]
+
+
+@attrs.frozen
+class ChatChoiceEvent(ChatEvent):
+    """Base of the per-choice events: ``choice_index`` is the choice's ``index``."""
+
+    choice_index: int
+
+
+@attrs.frozen
+class ChatRole(ChatChoiceEvent):
+    """The choice's message role (``"assistant"``), sent on its first chunk.
+
+    Emitted once per choice, and again only if a later chunk names a different role.
+    """
+
+    role: str
+
+
+@attrs.frozen
+class _TextDelta(ChatChoiceEvent):
+    text: str
+
+
+@attrs.frozen
+class ChatContentDelta(_TextDelta):
+    """New message text: print ``text`` as it comes. Never empty."""
+
+
+@attrs.frozen
+class ChatRefusalDelta(_TextDelta):
+    """New refusal text (the model declined; shown instead of content). Never empty."""
+
+
+@attrs.frozen
+class _ToolCallEvent(ChatChoiceEvent):
+    tool_index: int
+
+
+@attrs.frozen
+class _ToolCallIdentity(_ToolCallEvent):
+    id: str | None
+    name: str | None
+    type: str
+
+
+@attrs.frozen
+class ChatToolCallStarted(_ToolCallIdentity):
+    """A tool call opened: show "calling ``name``…". ``tool_index`` is its position.
+
+    ``tool_index`` is the call's position in ``message.tool_calls`` (the wire
+    ``index`` when the provider numbers calls 0, 1, 2, … as OpenAI does). ``id``
+    and ``name`` are what the opening fragment said (None if it said nothing).
+    """
+
+
+@attrs.frozen
+class ChatToolCallArgumentsDelta(_ToolCallEvent):
+    """A fragment of a tool call's JSON arguments (the whole arguments, for Gemini)."""
+
+    delta: str
+
+
+@attrs.frozen
+class ChatToolCallDone(_ToolCallIdentity):
+    """A tool call's arguments are complete: the moment an agent can run the tool.
+
+    Emitted when the next tool call starts on the same choice, or when the choice
+    finishes (whatever the reason: Gemini finishes tool calls with ``"stop"``).
+    Never emitted for a call cut off by truncation. ``arguments`` is the JSON text
+    as sent (not parsed); ``extra`` holds provider fields of the call, such as
+    Gemini's ``extra_content`` (its ``thought_signature`` must be sent back).
+    """
+
+    arguments: str
+    extra: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class _FunctionCallEvent(ChatChoiceEvent):
+    name: str | None
+    arguments: str
+
+
+@attrs.frozen
+class ChatFunctionCallDelta(_FunctionCallEvent):
+    """A fragment of a legacy (deprecated) ``function_call``.
+
+    ``name`` is set on the fragment that carries it (normally the first);
+    ``arguments`` is this fragment's piece of the JSON text (may be empty).
+    """
+
+
+@attrs.frozen
+class ChatFunctionCallDone(_FunctionCallEvent):
+    """The legacy ``function_call`` is complete (its choice finished): run it."""
+
+
+@attrs.frozen
+class ChatLogprobs(ChatChoiceEvent):
+    """Token log probabilities for this chunk's content and/or refusal tokens.
+
+    Each list holds ``{"token", "bytes", "logprob", "top_logprobs"}`` objects as
+    sent; an absent list is empty.
+    """
+
+    content: list[Any]
+    refusal: list[Any]
+
+
+@attrs.frozen
+class ChatFinish(ChatChoiceEvent):
+    """The choice is finished: ``reason`` is its ``finish_reason``.
+
+    ``stop``, ``tool_calls`` and ``function_call`` are normal ends; ``length``
+    (max tokens) and ``content_filter`` mean the answer is cut short. Any open
+    tool call or function call was reported done just before this event.
+    """
+
+    reason: str
+
+
+@attrs.frozen
+class ChatDeltaField(ChatChoiceEvent):
+    """A delta field this lane has no dedicated event for, as sent.
+
+    For example ``reasoning_content`` (DeepSeek, Kimi, vLLM), ``reasoning``
+    (OpenRouter), ``audio`` or ``annotations``. The snapshot merges these into
+    the message (strings are concatenated, objects merged, lists extended).
+    """
+
+    key: str
+    value: Any

@@ -1,0 +1,530 @@
+"""The Chat Completions lane: ``data: {chat.completion.chunk}`` frames ending with ``data: [DONE]``.
+
+As OpenAI, Azure, Gemini, Kimi and gateways emit them: keys with null values
+may be absent, provider extras are tolerated, tool calls come as an opening
+fragment plus argument fragments or as one complete fragment (Gemini, which
+also omits the fragment ``index``), several choices and tool calls interleave
+by index. See ``docs/chat.md`` for the events, outcome rules and warning codes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from sse_engine._chat_events import (
+    ChatChoiceEvent,
+    ChatChunk,
+    ChatContentDelta,
+    ChatDeltaField,
+    ChatEvent,
+    ChatFinish,
+    ChatFunctionCallDelta,
+    ChatFunctionCallDone,
+    ChatLogprobs,
+    ChatRefusalDelta,
+    ChatRole,
+    ChatToolCallArgumentsDelta,
+    ChatToolCallDone,
+    ChatToolCallStarted,
+    ChatUnknownFrame,
+    ChatUsage,
+)
+from sse_engine._chat_snapshot import (
+    ChatChoiceSnapshot,
+    ChatCompletionSnapshot,
+    ChatFunctionCallSnapshot,
+    ChatToolCallSnapshot,
+    json_copy,
+    merge_field,
+)
+from sse_engine._lane import JsonLoads, Lane, LaneEvent
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE
+from sse_engine._sse import ServerSentEvent
+
+__all__ = [
+    "COMPLETE_FINISH_REASONS",
+    "INCOMPLETE_FINISH_REASONS",
+    "ChatChoiceEvent",
+    "ChatChoiceSnapshot",
+    "ChatChunk",
+    "ChatCompletionSnapshot",
+    "ChatCompletionsLane",
+    "ChatContentDelta",
+    "ChatDeltaField",
+    "ChatEvent",
+    "ChatFinish",
+    "ChatFunctionCallDelta",
+    "ChatFunctionCallDone",
+    "ChatFunctionCallSnapshot",
+    "ChatLogprobs",
+    "ChatRefusalDelta",
+    "ChatRole",
+    "ChatToolCallArgumentsDelta",
+    "ChatToolCallDone",
+    "ChatToolCallSnapshot",
+    "ChatToolCallStarted",
+    "ChatUnknownFrame",
+    "ChatUsage",
+]
+
+#: Finish reasons of a turn that ended normally.
+COMPLETE_FINISH_REASONS = frozenset({"stop", "tool_calls", "function_call"})
+#: Finish reasons of a turn cut short: the outcome is INCOMPLETE.
+INCOMPLETE_FINISH_REASONS = frozenset({"length", "content_filter"})
+
+_CHUNK = "chat.completion.chunk"
+# The keys of a tool-call fragment that the lane reads itself; any other key
+# (Gemini's extra_content) is merged into the call's ``extra``.
+_TOOL_KEYS = frozenset({"index", "id", "type", "function"})
+
+_Handler = Callable[[ChatChoiceSnapshot, Any, dict[str, Any], list[LaneEvent]], None]
+
+
+def _text_or_none(value: Any) -> str | None:
+    """A non-empty string, or None (gateways send ``"id": ""`` for "no id")."""
+    return value if type(value) is str and value else None
+
+
+class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
+    """The Chat Completions state machine: bytes in, :class:`ChatEvent` objects out.
+
+    ``json_loads`` decodes each frame (inject ``orjson.loads`` for speed);
+    ``strict`` turns the ordering and type anomalies listed in ``docs/chat.md``
+    into :class:`ProtocolError`; ``max_event_size`` bounds one SSE event.
+
+    The outcome is decided at ``data: [DONE]`` (or by ``close()``), not at the
+    finish chunk: the usage chunk comes after it.
+    """
+
+    terminal_event_name = "data: [DONE]"
+
+    def __init__(
+        self,
+        *,
+        json_loads: JsonLoads = json.loads,
+        strict: bool = False,
+        max_event_size: int | None = DEFAULT_MAX_EVENT_SIZE,
+    ) -> None:
+        super().__init__(json_loads=json_loads, strict=strict, max_event_size=max_event_size)
+        self._snapshot = ChatCompletionSnapshot()
+        self._need_identity = True
+        self._warned: set[str] = set()
+        self._delta_handlers: dict[str, _Handler] = {
+            "role": self._on_role,
+            "content": self._on_content,
+            "refusal": self._on_refusal,
+            "tool_calls": self._on_tool_calls,
+            "function_call": self._on_function_call,
+        }
+
+    @property
+    def snapshot(self) -> ChatCompletionSnapshot:
+        """The completion assembled so far; ``snapshot.to_api()`` is the ``chat.completion``."""
+        return self._snapshot
+
+    def resume_plan(self) -> None:
+        """Chat Completions streams cannot be resumed: always None."""
+        return None
+
+    # -- frames ------------------------------------------------------------------
+
+    def _on_event(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+        data = sse.data
+        if data[:6] == "[DONE]":
+            self._on_done(out)
+            return
+        if not data or data.isspace():
+            self._warn("empty_frame", "a data frame with no JSON was ignored")
+            return
+        payload = self._decode(sse)
+        if type(payload) is not dict:
+            self._warn("unexpected_frame", f"a frame that is not a JSON object: {data[:80]!r}")
+            out.append(ChatUnknownFrame(payload))
+            return
+        if payload.get("error") or sse.event == "error":
+            self._end(Outcome.FAILED, StreamError.from_payload(payload), out)
+            return
+        obj = payload.get("object")
+        if obj != _CHUNK and (obj is not None or "choices" not in payload):
+            # Azure content-filter frames ("object": ""), or a provider's own frame.
+            out.append(ChatUnknownFrame(payload))
+            return
+        out.append(ChatChunk(payload))
+        snap = self._snapshot
+        if self._need_identity:
+            self._take_identity(payload)
+        fingerprint = payload.get("system_fingerprint")
+        if fingerprint is not None:
+            snap.system_fingerprint = fingerprint
+        choices = payload.get("choices")
+        if choices:
+            if type(choices) is list:
+                on_choice = self._on_choice
+                for position, choice in enumerate(choices):
+                    on_choice(choice, position, payload, out)
+            else:
+                self._bad_field("choices", "a list", choices)
+        usage = payload.get("usage")
+        if usage is not None:
+            self._on_usage(usage, payload, out)
+        moderation = payload.get("moderation")
+        if moderation is not None:
+            snap.moderation = moderation
+
+    def _take_identity(self, payload: dict[str, Any]) -> None:
+        snap = self._snapshot
+        if snap.id is None:
+            snap.id = payload.get("id")
+        if snap.model is None:
+            snap.model = payload.get("model")
+        if snap.created is None:
+            snap.created = payload.get("created")
+        if snap.service_tier is None:
+            snap.service_tier = payload.get("service_tier")
+        self._need_identity = snap.id is None or snap.model is None or snap.created is None
+
+    def _on_choice(
+        self, choice: Any, position: int, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        if type(choice) is not dict:
+            self._bad_field("choices[]", "an object", choice)
+            return
+        index = choice.get("index")
+        if type(index) is not int:
+            if index is not None:
+                self._bad_field("choices[].index", "an integer", index)
+                return
+            self._warn_once("missing_choice_index", "a choice without an index: its position used")
+            index = position
+        choices = self._snapshot.choices
+        state = choices.get(index)
+        if state is None:
+            state = choices[index] = ChatChoiceSnapshot(index)
+        delta = choice.get("delta")
+        if delta:
+            if type(delta) is dict:
+                if state.finish_reason is not None:
+                    self._violation(
+                        "delta_after_finish",
+                        f"choice {index} got a delta after finish_reason {state.finish_reason!r}",
+                    )
+                handlers = self._delta_handlers
+                for key, value in delta.items():
+                    if value is not None:
+                        handler = handlers.get(key)
+                        if handler is None:
+                            self._on_other(state, key, value, raw, out)
+                        else:
+                            handler(state, value, raw, out)
+            else:
+                self._bad_field("delta", "an object", delta)
+        logprobs = choice.get("logprobs")
+        if logprobs is not None:
+            self._on_logprobs(state, logprobs, raw, out)
+        reason = choice.get("finish_reason")
+        if reason:
+            self._on_finish(state, reason, raw, out)
+        usage = choice.get("usage")
+        if usage is not None:
+            # Kimi (Moonshot) nests usage in the finish chunk's choice.
+            self._on_usage(usage, raw, out)
+
+    def _on_usage(self, usage: Any, raw: dict[str, Any], out: list[LaneEvent]) -> None:
+        if type(usage) is not dict:
+            self._bad_field("usage", "an object", usage)
+            return
+        self._snapshot.usage = usage
+        out.append(ChatUsage(usage, raw=raw))
+
+    # -- delta fields --------------------------------------------------------------
+
+    def _on_role(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        if type(value) is not str:
+            self._bad_field("delta.role", "a string", value)
+        elif value != state.role:
+            state.role = value
+            out.append(ChatRole(state.index, value, raw=raw))
+
+    def _on_content(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        if type(value) is not str:
+            self._bad_field("delta.content", "a string", value)
+            return
+        state.add_content(value)
+        if value:
+            out.append(ChatContentDelta(state.index, value, raw=raw))
+
+    def _on_refusal(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        if type(value) is not str:
+            self._bad_field("delta.refusal", "a string", value)
+            return
+        state.add_refusal(value)
+        if value:
+            out.append(ChatRefusalDelta(state.index, value, raw=raw))
+
+    def _on_other(
+        self,
+        state: ChatChoiceSnapshot,
+        key: str,
+        value: Any,
+        raw: dict[str, Any],
+        out: list[LaneEvent],
+    ) -> None:
+        merge_field(state.extra, key, value)
+        if value != "":
+            out.append(ChatDeltaField(state.index, key, value, raw=raw))
+
+    def _on_logprobs(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        if type(value) is not dict:
+            self._bad_field("logprobs", "an object", value)
+            return
+        content = value.get("content")
+        refusal = value.get("refusal")
+        for name, items in (("content", content), ("refusal", refusal)):
+            if items is not None and type(items) is not list:
+                self._bad_field(f"logprobs.{name}", "a list", items)
+                return
+        state.add_logprobs(content, refusal)
+        if content or refusal:
+            out.append(ChatLogprobs(state.index, content or [], refusal or [], raw=raw))
+
+    # -- calls -----------------------------------------------------------------------
+
+    def _on_tool_calls(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        if type(value) is not list:
+            self._bad_field("delta.tool_calls", "a list", value)
+            return
+        for fragment in value:
+            if type(fragment) is not dict:
+                self._bad_field("delta.tool_calls[]", "an object", fragment)
+                continue
+            function = fragment.get("function")
+            if function is None:
+                function = {}
+            elif type(function) is not dict:
+                self._bad_field("tool_calls[].function", "an object", function)
+                continue
+            call = self._tool_call_for(state, fragment, function, raw, out)
+            if len(fragment) > 1:
+                for key, extra in fragment.items():
+                    if key not in _TOOL_KEYS:
+                        merge_field(call.extra, key, extra)
+            arguments = self._arguments(function.get("arguments"), "tool_calls[]")
+            if arguments:
+                call.add_arguments(arguments)
+                out.append(ChatToolCallArgumentsDelta(state.index, call.index, arguments, raw=raw))
+
+    def _tool_call_for(
+        self,
+        state: ChatChoiceSnapshot,
+        fragment: dict[str, Any],
+        function: dict[str, Any],
+        raw: dict[str, Any],
+        out: list[LaneEvent],
+    ) -> ChatToolCallSnapshot:
+        """The call a fragment continues, or a new one (then the previous one is done)."""
+        wire = fragment.get("index")
+        call_id = _text_or_none(fragment.get("id"))
+        name = _text_or_none(function.get("name"))
+        call_type = _text_or_none(fragment.get("type"))
+        call: ChatToolCallSnapshot | None
+        if type(wire) is int:
+            call = state.tool_by_wire_index(wire)
+            if call is not None and call_id and call.id and call_id != call.id:
+                # A gateway numbering every call 0: a new id means a new call.
+                self._warn_once(
+                    "tool_index_reused",
+                    f"tool call index {wire} reused for a new call id {call_id!r}",
+                )
+                call = None
+        else:
+            if wire is not None:
+                self._bad_field("tool_calls[].index", "an integer", wire)
+            # Gemini sends no index: a fragment continues the current call unless it
+            # brings a different id.
+            self._warn_once("missing_tool_index", "tool call fragments without an index")
+            wire = None
+            call = state.current_tool
+            if call is not None and call_id and call.id and call_id != call.id:
+                call = None
+        if call is None:
+            current = state.current_tool
+            if current is not None and not current.done:
+                self._tool_done(state, current, raw, out)
+            call = state.add_tool_call(wire, call_id, name, call_type)
+            out.append(
+                ChatToolCallStarted(
+                    state.index, call.index, call_id, name, call_type or "function", raw=raw
+                )
+            )
+            return call
+        if call.done:
+            self._violation(
+                "tool_call_after_done",
+                f"choice {state.index}: a fragment for tool call {call.index} after it was "
+                "reported done (appended to the snapshot; no second done event)",
+            )
+        call.id = self._keep_first(call.id, call_id, "id", call)
+        call.name = self._keep_first(call.name, name, "name", call)
+        call.type = call.type or call_type
+        return call
+
+    def _keep_first(
+        self, old: str | None, new: str | None, what: str, call: ChatToolCallSnapshot
+    ) -> str | None:
+        if old is None:
+            return new
+        if new is not None and new != old:
+            self._violation(
+                "tool_call_changed",
+                f"tool call {call.index} {what} {old!r} was sent again as {new!r}; kept {old!r}",
+            )
+        return old
+
+    def _tool_done(
+        self,
+        state: ChatChoiceSnapshot,
+        call: ChatToolCallSnapshot,
+        raw: dict[str, Any],
+        out: list[LaneEvent],
+    ) -> None:
+        call.done = True
+        out.append(
+            ChatToolCallDone(
+                choice_index=state.index,
+                tool_index=call.index,
+                id=call.id,
+                name=call.name,
+                type=call.type or "function",
+                arguments=call.arguments,
+                extra=json_copy(call.extra),
+                raw=raw,
+            )
+        )
+
+    def _on_function_call(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        if type(value) is not dict:
+            self._bad_field("delta.function_call", "an object", value)
+            return
+        call = state.function_call
+        if call is None:
+            call = state.function_call = ChatFunctionCallSnapshot()
+        name = _text_or_none(value.get("name"))
+        if name is not None:
+            if call.name is None:
+                call.name = name
+            elif name != call.name:
+                self._violation(
+                    "tool_call_changed",
+                    f"function_call name {call.name!r} was sent again as {name!r}; kept the first",
+                )
+        arguments = self._arguments(value.get("arguments"), "function_call")
+        if arguments:
+            call.add_arguments(arguments)
+        if name or arguments:
+            out.append(ChatFunctionCallDelta(state.index, name, arguments, raw=raw))
+
+    def _arguments(self, value: Any, where: str) -> str:
+        """A fragment's arguments text; a JSON object instead of text is serialised."""
+        if type(value) is str:
+            return value
+        if value is None:
+            return ""
+        if type(value) is dict:
+            self._warn_once(
+                "arguments_not_string",
+                f"{where}.arguments sent as a JSON object, not as JSON text: serialised",
+            )
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        self._bad_field(f"{where}.arguments", "a string", value)
+        return ""
+
+    # -- the end ------------------------------------------------------------------------
+
+    def _on_finish(
+        self, state: ChatChoiceSnapshot, reason: Any, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        if type(reason) is not str:
+            self._bad_field("finish_reason", "a string", reason)
+            return
+        old = state.finish_reason
+        if old == reason:
+            return
+        if old is not None:
+            self._violation(
+                "finish_reason_changed",
+                f"choice {state.index} finish_reason {old!r} changed to {reason!r}",
+            )
+        elif reason not in COMPLETE_FINISH_REASONS and reason not in INCOMPLETE_FINISH_REASONS:
+            self._warn(
+                "unknown_finish_reason",
+                f"choice {state.index} finish_reason {reason!r} is not a known one: "
+                "counted as a normal end",
+            )
+        call = state.current_tool
+        if call is not None and not call.done:
+            self._tool_done(state, call, raw, out)
+        function_call = state.function_call
+        if function_call is not None and old is None:
+            out.append(
+                ChatFunctionCallDone(
+                    state.index, function_call.name, function_call.arguments, raw=raw
+                )
+            )
+        state.finish_reason = reason
+        out.append(ChatFinish(state.index, reason, raw=raw))
+
+    def _verdict(self) -> Outcome:
+        for choice in self._snapshot.choices.values():
+            if choice.finish_reason in INCOMPLETE_FINISH_REASONS:
+                return Outcome.INCOMPLETE
+        return Outcome.COMPLETED
+
+    def _on_done(self, out: list[LaneEvent]) -> None:
+        snap = self._snapshot
+        if snap.finished:
+            self._end(self._verdict(), None, out)
+            return
+        unfinished = sorted(i for i, c in snap.choices.items() if c.finish_reason is None)
+        message = (
+            f"data: [DONE] arrived without a finish_reason for choice(s) {unfinished}"
+            if unfinished
+            else "data: [DONE] arrived before any choice"
+        )
+        error = StreamError(message=message, code="missing_finish_reason", retryable=True)
+        self._end(Outcome.TRUNCATED, error, out)
+
+    def _on_transport_end(self) -> tuple[Outcome, StreamError | None]:
+        if self._snapshot.finished:
+            self._warn(
+                "missing_done",
+                "the transport ended without data: [DONE] after every choice had finished",
+            )
+            return self._verdict(), None
+        return super()._on_transport_end()
+
+    # -- anomalies ------------------------------------------------------------------------
+
+    def _bad_field(self, where: str, expected: str, value: Any) -> None:
+        self._violation(
+            "bad_field", f"{where} should be {expected}, not {type(value).__name__}: ignored"
+        )
+
+    def _warn_once(self, code: str, message: str) -> None:
+        if code not in self._warned:
+            self._warned.add(code)
+            self._warn(code, message)
