@@ -33,7 +33,7 @@ def _join(parts: list[str] | None) -> str | None:
     """The text of ``parts``, collapsed in place so the next read is free."""
     if parts is None:
         return None
-    if len(parts) > 1:
+    if len(parts) != 1:
         parts[:] = ["".join(parts)]
     return parts[0]
 

@@ -99,7 +99,7 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
     finish chunk: the usage chunk comes after it.
     """
 
-    terminal_event_name = "data: [DONE]"
+    terminal_event_name = "data: [DONE] (or an error frame)"
 
     def __init__(
         self,
@@ -317,10 +317,9 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
                 self._bad_field("tool_calls[].function", "an object", function)
                 continue
             call = self._tool_call_for(state, fragment, function, raw, out)
-            if len(fragment) > 1:
-                for key, extra in fragment.items():
-                    if key not in _TOOL_KEYS:
-                        merge_field(call.extra, key, extra)
+            for key, extra in fragment.items():
+                if key not in _TOOL_KEYS:
+                    merge_field(call.extra, key, extra)
             arguments = self._arguments(function.get("arguments"), "tool_calls[]")
             if arguments:
                 call.add_arguments(arguments)
