@@ -125,6 +125,11 @@ class Lane(Generic[S]):
         self._event_index = -1
         self._bytes_before = 0
         self._parser: SSEParser[ServerSentEvent] = SSEParser(max_event_size)
+        #: A subclass sets this while it still wants events after its verdict
+        #: (a Responses ``error`` event is followed by ``response.failed``): the
+        #: bytes keep being parsed and ``_on_event`` still sees each event, with
+        #: ``outcome`` already set. Cleared, later events are trailing data again.
+        self._post_end_events = False
 
     # -- what subclasses provide -------------------------------------------
 
@@ -178,7 +183,7 @@ class Lane(Generic[S]):
                 self._collect_body(data)
                 return []
             self._raise_not_open()
-        if self.outcome is not None:
+        if self.outcome is not None and not self._post_end_events:
             self._trailing_bytes(len(data))
             return []
         parser = self._parser
@@ -256,11 +261,18 @@ class Lane(Generic[S]):
         )
 
     def _reopen(self) -> None:
-        """Prepare for a new connection's bytes (resume): a fresh parser, open again."""
+        """Prepare for a new connection's bytes (resume): a fresh parser, open again.
+
+        A TRUNCATED verdict from ``close()`` is withdrawn (the new connection
+        ends with its own StreamEnd).
+        """
         if self._state is _FAILED:
             self._raise_not_open()
         self._parser = SSEParser(self.max_event_size)
         self._state = _STREAM
+        self.outcome = None
+        self.error = None
+        self._post_end_events = False
 
     # -- internals -------------------------------------------------------------
 
@@ -269,7 +281,7 @@ class Lane(Generic[S]):
         on_event = self._on_event
         for sse in sses:
             self._event_index += 1
-            if self.outcome is not None:
+            if self.outcome is not None and not self._post_end_events:
                 self._warn(
                     "event_after_end",
                     f"event {sse.event!r} after {self.terminal_event_name} was ignored",
