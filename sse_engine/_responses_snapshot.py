@@ -1,0 +1,415 @@
+"""The Responses snapshot: the response object as it builds up, item by item.
+
+Text grows as a list of pieces joined only when read (a long answer costs
+linear time, not a re-copy per delta). Every ``.done`` event and the terminal
+payload replace what the deltas built: they are authoritative.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from typing import Any
+
+__all__ = ["ContentPart", "OutputItem", "ResponseSnapshot", "TextBuffer"]
+
+# The field of an item that holds a tool call's streamed input, by item type.
+CALL_INPUT_FIELDS = {
+    "function_call": "arguments",
+    "mcp_call": "arguments",
+    "kindo_call": "arguments",
+    "custom_tool_call": "input",
+    "code_interpreter_call": "code",
+}
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts and lists are rebuilt; the rest is immutable)."""
+    kind = type(value)
+    if kind is dict:
+        return copy_object(value)
+    if kind is list:
+        return [json_copy(v) for v in value]
+    return value
+
+
+def copy_object(value: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of a JSON object."""
+    return {k: json_copy(v) for k, v in value.items()}
+
+
+class TextBuffer:
+    """A text value built from delta pieces until a ``.done`` value replaces it."""
+
+    __slots__ = ("_final", "_pieces")
+
+    def __init__(self, initial: Any = None) -> None:
+        self._pieces: list[str] = [initial] if type(initial) is str and initial else []
+        self._final: str | None = None
+
+    def append(self, delta: str) -> None:
+        self._pieces.append(delta)
+
+    def set(self, text: str) -> None:
+        """The authoritative value (from a ``.done`` event); later deltas are ignored."""
+        self._final = text
+
+    @property
+    def text(self) -> str:
+        """The value so far: the ``.done`` text if there was one, else the joined deltas."""
+        if self._final is not None:
+            return self._final
+        pieces = self._pieces
+        if len(pieces) > 1:
+            pieces[:] = ["".join(pieces)]
+        return pieces[0] if pieces else ""
+
+
+class ContentPart(TextBuffer):
+    """One content part: a message's ``output_text`` or ``refusal``, a reasoning text or summary.
+
+    ``part`` is the part object as last announced (``content_part.added``, or
+    ``.done`` which replaces it); ``field`` is where its text lives (``text``, or
+    ``refusal`` for a refusal part); ``annotations`` are the part's citations,
+    including those added by ``annotation.added`` events.
+    """
+
+    __slots__ = ("annotations", "done", "field", "part")
+
+    def __init__(self, part: dict[str, Any]) -> None:
+        field = self.field = "refusal" if part.get("type") == "refusal" else "text"
+        super().__init__(part.get(field))
+        self.part = part
+        annotations = part.get("annotations")
+        self.annotations: list[Any] | None = (
+            list(annotations) if type(annotations) is list else None
+        )
+        self.done = False
+
+    def finish(self, part: dict[str, Any]) -> None:
+        """``content_part.done``: the final part replaces the announced one."""
+        final = ContentPart(part)
+        text = part.get(final.field)
+        self.part, self.field, self.annotations = part, final.field, final.annotations
+        self._pieces, self._final = final._pieces, text if type(text) is str else None
+        self.done = True
+
+    def annotate(self, index: int, annotation: Any) -> None:
+        annotations = self.annotations
+        if annotations is None:
+            annotations = self.annotations = []
+        if 0 <= index < len(annotations):
+            annotations[index] = annotation
+        else:
+            annotations.append(annotation)
+
+    def to_api(self) -> dict[str, Any]:
+        part = copy_object(self.part)
+        if self.field in part or self._pieces or self._final is not None:
+            part[self.field] = self.text
+        if self.annotations is not None:
+            part["annotations"] = json_copy(self.annotations)
+        return part
+
+
+def _parts(value: Any) -> dict[int, ContentPart]:
+    if type(value) is not list:
+        return {}
+    return {i: ContentPart(part) for i, part in enumerate(value) if type(part) is dict}
+
+
+class OutputItem:
+    """One output item as it builds: the item object plus what its events streamed.
+
+    ``item`` is the object from ``output_item.added`` until ``output_item.done``
+    replaces it (``done`` is then True and :meth:`to_api` returns it as sent).
+    ``parts`` (message or reasoning content), ``summary`` (reasoning summary
+    parts), ``call_input`` (function/MCP/Kindo ``arguments``, custom tool
+    ``input``, code interpreter ``code``), ``commands`` (a shell call's
+    commands) and ``shell_output`` (a shell call output's entries) hold the
+    streamed values by index. ``progress`` is the last status event's status
+    (``"searching"``, ...). ``implicit`` says the item was never announced: an
+    event referred to it first.
+    """
+
+    __slots__ = (
+        "call_field",
+        "call_input",
+        "commands",
+        "done",
+        "implicit",
+        "item",
+        "output_index",
+        "parts",
+        "progress",
+        "shell_output",
+        "summary",
+    )
+
+    def __init__(self, output_index: int, item: dict[str, Any], *, implicit: bool = False) -> None:
+        self.output_index = output_index
+        self.implicit = implicit
+        self.done = False
+        self.progress: str | None = None
+        self._seed(item)
+
+    def _seed(self, item: dict[str, Any]) -> None:
+        self.item = item
+        self.parts = _parts(item.get("content"))
+        self.summary = _parts(item.get("summary"))
+        field = CALL_INPUT_FIELDS.get(item.get("type"))  # type: ignore[arg-type]
+        self.call_field = field
+        self.call_input = TextBuffer(item.get(field)) if field else None
+        action = item.get("action")
+        commands = action.get("commands") if type(action) is dict else None
+        self.commands: dict[int, TextBuffer] = (
+            {i: TextBuffer(c) for i, c in enumerate(commands) if type(c) is str}
+            if type(commands) is list
+            else {}
+        )
+        self.shell_output: dict[int, Any] = {}
+
+    def __repr__(self) -> str:
+        state = "done" if self.done else "open"
+        return f"<OutputItem #{self.output_index} {self.type} {self.id!r} {state}>"
+
+    # -- what the lane does ----------------------------------------------------------
+
+    def adopt(self, item: dict[str, Any]) -> None:
+        """``output_item.added`` for an item events had already opened implicitly."""
+        self.item = item
+        self.implicit = False
+
+    def finish(self, item: dict[str, Any]) -> None:
+        """``output_item.done``: the final item replaces everything streamed."""
+        self._seed(item)
+        self.done = True
+
+    def part(self, index: int, kind: str) -> ContentPart:
+        """The content part at ``index``, opened as ``kind`` if no event announced it."""
+        part = self.parts.get(index)
+        if part is None:
+            part = self.parts[index] = ContentPart(_empty_part(kind))
+        return part
+
+    def summary_part(self, index: int) -> ContentPart:
+        part = self.summary.get(index)
+        if part is None:
+            part = self.summary[index] = ContentPart({"type": "summary_text", "text": ""})
+        return part
+
+    def call(self, field: str) -> TextBuffer:
+        """The buffer of the call's streamed input (``arguments``, ``input`` or ``code``)."""
+        if self.call_input is None or self.call_field != field:
+            self.call_field = field
+            self.call_input = TextBuffer(self.item.get(field))
+        return self.call_input
+
+    def command(self, index: int) -> TextBuffer:
+        buffer = self.commands.get(index)
+        if buffer is None:
+            buffer = self.commands[index] = TextBuffer()
+        return buffer
+
+    # -- reading --------------------------------------------------------------------------
+
+    @property
+    def type(self) -> str | None:
+        kind = self.item.get("type")
+        return kind if type(kind) is str else None
+
+    @property
+    def id(self) -> str | None:
+        ident = self.item.get("id")
+        return ident if type(ident) is str else None
+
+    @property
+    def text(self) -> str:
+        """The ``output_text`` of a message (its parts joined), else ``""``."""
+        return "".join(
+            p.text for _, p in sorted(self.parts.items()) if p.part.get("type") == "output_text"
+        )
+
+    @property
+    def refusal(self) -> str | None:
+        """The refusal text of a message that refused, else None."""
+        texts = [p.text for _, p in sorted(self.parts.items()) if p.field == "refusal"]
+        return "".join(texts) if texts else None
+
+    @property
+    def arguments(self) -> str | None:
+        """A tool call's input so far: ``arguments``, custom tool ``input`` or ``code``."""
+        return None if self.call_input is None else self.call_input.text
+
+    @property
+    def summary_text(self) -> list[str]:
+        """A reasoning item's summary parts, in order."""
+        return [p.text for _, p in sorted(self.summary.items())]
+
+    def to_api(self) -> dict[str, Any]:
+        """The item object: as ``output_item.done`` sent it, or rebuilt from the stream so far."""
+        item = copy_object(self.item)
+        if self.done:
+            return item
+        if self.parts or "content" in item:
+            item["content"] = [p.to_api() for _, p in sorted(self.parts.items())]
+        if self.summary or "summary" in item:
+            item["summary"] = [p.to_api() for _, p in sorted(self.summary.items())]
+        if self.call_input is not None and self.call_field is not None:
+            item[self.call_field] = self.call_input.text
+        if self.commands:
+            action = item.get("action")
+            if type(action) is not dict:
+                action = item["action"] = {}
+            action["commands"] = [b.text for _, b in sorted(self.commands.items())]
+        if self.shell_output:
+            item["output"] = _shell_entries(self.shell_output)
+        return item
+
+
+def _empty_part(kind: str) -> dict[str, Any]:
+    if kind == "refusal":
+        return {"type": "refusal", "refusal": ""}
+    if kind == "output_text":
+        return {"type": "output_text", "annotations": [], "text": ""}
+    return {"type": kind, "text": ""}
+
+
+def _shell_entries(outputs: dict[int, Any]) -> list[Any]:
+    entries: list[Any] = []
+    for _, value in sorted(outputs.items()):
+        if type(value) is list:  # the .done entries
+            entries.extend(json_copy(value))
+        else:  # streams of stdout / stderr
+            entries.append({name: buffer.text for name, buffer in value.items()})
+    return entries
+
+
+class ResponseSnapshot:
+    """The response as it builds up; ``to_api()`` is the API's ``response`` object.
+
+    ``response`` is the latest response object the server sent: lifecycle
+    events (``created``, ``in_progress``, ``queued``) merge into it, and the
+    terminal event's object replaces it (``terminal`` is then True). ``items``
+    are the output items in ``output_index`` order.
+    """
+
+    __slots__ = ("_by_id", "_by_index", "items", "response", "terminal")
+
+    def __init__(self) -> None:
+        self.response: dict[str, Any] | None = None
+        self.terminal = False
+        self.items: list[OutputItem] = []
+        self._by_index: dict[int, OutputItem] = {}
+        self._by_id: dict[str, OutputItem] = {}
+
+    def __repr__(self) -> str:
+        return f"<ResponseSnapshot {self.id!r} {self.status!r} items={len(self.items)}>"
+
+    # -- what the lane does -------------------------------------------------------------
+
+    def update(self, response: dict[str, Any]) -> None:
+        """A lifecycle event: its fields replace those seen before."""
+        if self.response is None:
+            self.response = dict(response)
+        else:
+            self.response.update(response)
+
+    def finish(self, response: dict[str, Any]) -> None:
+        """The terminal event: its object is the final word."""
+        self.response = response
+        self.terminal = True
+
+    def add(self, output_index: int, item: dict[str, Any], *, implicit: bool = False) -> OutputItem:
+        state = OutputItem(output_index, item, implicit=implicit)
+        old = self._by_index.get(output_index)
+        if old is not None:
+            self.items.remove(old)
+        self._by_index[output_index] = state
+        if not self.items or output_index > self.items[-1].output_index:
+            self.items.append(state)
+        else:
+            insort(self.items, state, key=_index_of)
+        self.index_id(state)
+        return state
+
+    def index_id(self, state: OutputItem) -> None:
+        ident = state.id
+        if ident is not None:
+            self._by_id[ident] = state
+
+    def next_index(self) -> int:
+        return self.items[-1].output_index + 1 if self.items else 0
+
+    def at(self, output_index: int) -> OutputItem | None:
+        return self._by_index.get(output_index)
+
+    def by_id(self, item_id: str) -> OutputItem | None:
+        return self._by_id.get(item_id)
+
+    # -- reading ------------------------------------------------------------------------
+
+    def _field(self, name: str) -> Any:
+        return None if self.response is None else self.response.get(name)
+
+    @property
+    def id(self) -> str | None:
+        """The response id (``resp_...``), once ``response.created`` said it."""
+        ident = self._field("id")
+        return ident if type(ident) is str else None
+
+    @property
+    def status(self) -> str | None:
+        """``queued``, ``in_progress``, ``completed``, ``incomplete`` or ``failed``."""
+        status = self._field("status")
+        return status if type(status) is str else None
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        """Token usage (on the terminal event)."""
+        usage = self._field("usage")
+        return usage if type(usage) is dict else None
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        """``response.error`` of a failed response."""
+        error = self._field("error")
+        return error if type(error) is dict else None
+
+    @property
+    def incomplete_reason(self) -> str | None:
+        """``incomplete_details.reason``: ``max_output_tokens`` or ``content_filter``."""
+        details = self._field("incomplete_details")
+        reason = details.get("reason") if type(details) is dict else None
+        return reason if type(reason) is str else None
+
+    @property
+    def output_text(self) -> str:
+        """All ``output_text`` of all message items, joined (the SDK's ``output_text``)."""
+        return "".join(item.text for item in self.items if item.type == "message")
+
+    def item(self, output_index: int) -> OutputItem | None:
+        """The item at ``output_index``, or None."""
+        return self._by_index.get(output_index)
+
+    @property
+    def output(self) -> list[dict[str, Any]]:
+        """The output items as objects, in order (final ones as sent, open ones rebuilt)."""
+        return [item.to_api() for item in self.items]
+
+    def to_api(self) -> dict[str, Any]:
+        """The ``response`` object, JSON-ready and independent of the snapshot.
+
+        After the terminal event: its object as sent, with ``output`` rebuilt
+        from the items only when it has none. Before: the latest lifecycle
+        object with ``output`` rebuilt from the items streamed so far.
+        """
+        response: dict[str, Any] = (
+            {"object": "response"} if self.response is None else copy_object(self.response)
+        )
+        if not self.terminal or response.get("output") is None:
+            response["output"] = self.output
+        return response
+
+
+def _index_of(item: OutputItem) -> int:
+    return item.output_index
