@@ -1,0 +1,557 @@
+"""A real HTTP test server (aiohttp, 127.0.0.1, ephemeral port) that streams captures.
+
+It serves the bundled captures (``sse_engine/captures/*.sse``) the way the
+documented gateways do, with faults a test switches on through query
+parameters of the POST (every client can send those):
+
+``capture=NAME``    the capture to stream (default ``<lane>_basic``)
+``status=NNN``      a pre-stream error: a JSON error body with that status
+``chunk=N``         write the body in pieces of N bytes (default: one write per event)
+``cut=K:M,...``     connection i stops M bytes into event K (K counts the capture's
+                    events from 0); the first cut applies to the POST, the next ones
+                    to the resume GETs that follow
+``cut_mode=abort``  how a cut ends: ``abort`` (connection reset, the default) or
+                    ``eof`` (a clean end of the body)
+``keepalive=MS``    the interval of the ``: keepalive`` comments below (default 50)
+``prelude=N``       N keepalives before the first event (a slow start)
+``think=K:N``       N keepalives before event K (a model thinking)
+``silent=K:MS``     before event K, send nothing at all for MS ms, then close
+``no_newline=1``    send ``data: xxxx...`` without ever a line break
+``run=1``           Responses only: rename ``resp_*`` ids to ``resp_run_*`` (agent runs)
+``retry=MS``        start the stream with ``retry: MS``
+
+``GET /v1/responses/{id}?stream=true&starting_after=N`` resumes a stream the
+server has served, as Kindo documents it: events with ``sequence_number > N``
+(``Last-Event-ID`` is honoured when ``starting_after`` is absent, and neither
+means a replay from the start); a negative or non-integer ``starting_after``
+is a 400; a ``resp_run_*`` id replays from the start only (a positive
+``starting_after`` is a 400); an unknown id is a 404.
+
+Every loop is bounded (event counts, keepalive counts, at most 2 MiB of
+no-newline data, silences capped at 5 s) and the server binds 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import attrs
+import httpx
+import pytest
+import requests
+from aiohttp import web
+
+from sse_engine import _transport
+
+CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
+KEEPALIVE = b": keepalive\n\n"
+LANES = {"chat/completions": "chat", "responses": "responses", "messages": "messages"}
+MAX_SILENCE = 5.0
+NO_NEWLINE_LIMIT = 2 * 1024 * 1024
+
+# Pre-stream error bodies in each lane's own envelope, for statuses the lanes'
+# captures do not bundle (sse_engine/captures/<lane>_prestream_<status>.json win).
+_OPENAI_ERRORS: dict[int, tuple[str, str, str | None, str | None]] = {
+    400: ("invalid_request_error", "'messages' must not be empty.", "messages", None),
+    401: ("invalid_request_error", "Incorrect API key provided: sk-...", None, "invalid_api_key"),
+    404: ("invalid_request_error", "The model 'gpt-9' does not exist.", "model", "model_not_found"),
+    429: (
+        "requests",
+        "Rate limit reached for requests per min (RPM).",
+        None,
+        "rate_limit_exceeded",
+    ),
+    500: ("server_error", "The server had an error while processing your request.", None, None),
+    529: ("server_error", "The upstream provider is overloaded.", None, "overloaded"),
+}
+_ANTHROPIC_ERRORS: dict[int, tuple[str, str]] = {
+    400: ("invalid_request_error", "messages: at least one message is required"),
+    401: ("authentication_error", "invalid x-api-key"),
+    404: ("not_found_error", "model: claude-9"),
+    429: ("rate_limit_error", "Number of request tokens has exceeded your rate limit."),
+    500: ("api_error", "Internal server error"),
+    529: ("overloaded_error", "Overloaded"),
+}
+
+
+def error_body(lane: str, status: int) -> bytes:
+    """The JSON error body the server sends for ``status`` on ``lane``."""
+    bundled = CAPTURES / f"{lane}_prestream_{status}.json"
+    if bundled.exists():
+        return bundled.read_bytes()
+    if lane == "messages":
+        kind, message = _ANTHROPIC_ERRORS[status]
+        payload: dict[str, Any] = {
+            "type": "error",
+            "error": {"type": kind, "message": message},
+            "request_id": f"req_test{status}",
+        }
+    else:
+        kind, message, param, code = _OPENAI_ERRORS[status]
+        payload = {"error": {"message": message, "type": kind, "param": param, "code": code}}
+    return json.dumps(payload).encode()
+
+
+def capture_bytes(name: str, *, run: bool = False) -> bytes:
+    """A capture's bytes exactly as the server streams them."""
+    data = (CAPTURES / f"{name}.sse").read_bytes()
+    return data.replace(b"resp_", b"resp_run_") if run else data
+
+
+def split_events(data: bytes) -> list[bytes]:
+    """The capture's events, each with its terminating blank line (LF or CRLF captures)."""
+    sep = b"\r\n\r\n" if b"\r\n\r\n" in data else b"\n\n"
+    pieces = data.split(sep)
+    events = [piece + sep for piece in pieces[:-1]]
+    if pieces[-1]:
+        events.append(pieces[-1])  # a capture cut inside its last event
+    return events
+
+
+def _sequence_number(event: bytes) -> int | None:
+    for line in event.splitlines():
+        if line.startswith(b"data:"):
+            try:
+                payload = json.loads(line[5:])
+            except ValueError:
+                return None
+            number = payload.get("sequence_number") if isinstance(payload, dict) else None
+            return number if isinstance(number, int) else None
+    return None
+
+
+def _response_id(events: list[bytes]) -> str | None:
+    for event in events:
+        for line in event.splitlines():
+            if line.startswith(b"data:"):
+                try:
+                    payload = json.loads(line[5:])
+                except ValueError:
+                    continue
+                response = payload.get("response") if isinstance(payload, dict) else None
+                if isinstance(response, dict) and isinstance(response.get("id"), str):
+                    return str(response["id"])
+    return None
+
+
+def _pair(value: str) -> tuple[int, int]:
+    first, _, second = value.partition(":")
+    return int(first), int(second or 0)
+
+
+@attrs.define
+class Faults:
+    """The faults of one stream, read from the POST's query."""
+
+    chunk: int = 0
+    cuts: list[tuple[int, int]] = attrs.Factory(list)
+    cut_mode: str = "abort"
+    keepalive: float = 0.05
+    prelude: int = 0
+    think: tuple[int, int] | None = None
+    silent: tuple[int, float] | None = None
+    retry: int | None = None
+
+    @classmethod
+    def from_query(cls, query: Any) -> Faults:
+        think = _pair(query["think"]) if "think" in query else None
+        silent = None
+        if "silent" in query:
+            at, ms = _pair(query["silent"])
+            silent = (at, min(ms / 1000.0, MAX_SILENCE))
+        return cls(
+            chunk=int(query.get("chunk", 0)),
+            cuts=[_pair(c) for c in query["cut"].split(",")] if "cut" in query else [],
+            cut_mode=query.get("cut_mode", "abort"),
+            keepalive=int(query.get("keepalive", 50)) / 1000.0,
+            prelude=min(int(query.get("prelude", 0)), 1000),
+            think=(think[0], min(think[1], 1000)) if think else None,
+            silent=silent,
+            retry=int(query["retry"]) if "retry" in query else None,
+        )
+
+
+@attrs.define
+class Stored:
+    """A served Responses stream, kept for resume GETs."""
+
+    events: list[bytes]
+    faults: Faults
+
+
+@attrs.define
+class Seen:
+    """One request the server received (for assertions about resumes)."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    last_event_id: str | None
+
+
+class StreamServer:
+    """The aiohttp app on its own event loop in a background thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.url = ""
+        self.stored: dict[str, Stored] = {}
+        self.seen: list[Seen] = []
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(timeout=10)
+
+    async def _start(self) -> None:
+        app = web.Application()
+        for path in LANES:
+            app.router.add_post(f"/v1/{path}", self._post)
+        app.router.add_get("/v1/responses/{id}", self._resume)
+        self._runner = web.AppRunner(
+            app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5
+        )
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert isinstance(server, asyncio.base_events.Server)
+        port = server.sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self.loop).result(timeout=10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+        self.loop.close()
+
+    def reset(self) -> None:
+        self.stored.clear()
+        self.seen.clear()
+
+    # -- handlers ------------------------------------------------------------------------
+
+    def _record(self, request: web.Request) -> None:
+        self.seen.append(
+            Seen(
+                request.method,
+                request.path,
+                dict(request.query),
+                request.headers.get("Last-Event-ID"),
+            )
+        )
+
+    async def _post(self, request: web.Request) -> web.StreamResponse:
+        self._record(request)
+        await request.read()
+        lane = LANES[request.path.removeprefix("/v1/")]
+        query = request.query
+        if "status" in query:
+            status = int(query["status"])
+            return web.Response(
+                status=status, body=error_body(lane, status), content_type="application/json"
+            )
+        if "no_newline" in query:
+            return await self._no_newline(request)
+        data = capture_bytes(query.get("capture", f"{lane}_basic"), run="run" in query)
+        events = split_events(data)
+        faults = Faults.from_query(query)
+        response_id = _response_id(events) if lane == "responses" else None
+        if response_id is not None:
+            self.stored[response_id] = Stored(events, faults)
+        indexed = list(enumerate(events))
+        return await self._stream(request, indexed, faults, first=True)
+
+    async def _resume(self, request: web.Request) -> web.StreamResponse:
+        self._record(request)
+        response_id = request.match_info["id"]
+        stored = self.stored.get(response_id)
+        if stored is None or request.query.get("stream") != "true":
+            return _json_error(404, f"No response found with id '{response_id}'.", "not_found")
+        raw = request.query.get("starting_after", request.headers.get("Last-Event-ID"))
+        after: int | None = None
+        if raw is not None and raw != "":
+            try:
+                after = int(raw)
+            except ValueError:
+                after = -1
+            if after < 0:
+                return _json_error(400, f"Invalid 'starting_after': {raw!r}.", "invalid_value")
+            if response_id.startswith("resp_run_") and after > 0:
+                return _json_error(
+                    400, "Agent-run responses replay from the start only.", "invalid_value"
+                )
+        indexed = [
+            (i, event)
+            for i, event in enumerate(stored.events)
+            if after is None
+            or response_id.startswith("resp_run_")
+            or (_sequence_number(event) or 0) > after
+        ]
+        return await self._stream(request, indexed, stored.faults, first=False)
+
+    async def _stream(
+        self,
+        request: web.Request,
+        indexed: list[tuple[int, bytes]],
+        faults: Faults,
+        *,
+        first: bool,
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(
+            status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        await response.prepare(request)
+        cut = faults.cuts.pop(0) if faults.cuts else None
+        if faults.retry is not None and first:
+            await response.write(f"retry: {faults.retry}\n\n".encode())
+        if first:
+            await self._keepalives(response, faults.prelude, faults.keepalive)
+        for index, event in indexed:
+            if faults.think is not None and faults.think[0] == index:
+                await self._keepalives(response, faults.think[1], faults.keepalive)
+            if faults.silent is not None and faults.silent[0] == index:
+                await asyncio.sleep(faults.silent[1])
+                return await _abort(request, response)
+            if cut is not None and cut[0] == index:
+                await self._write(response, event[: cut[1]], faults.chunk)
+                if faults.cut_mode == "eof":
+                    await response.write_eof()
+                    return response
+                return await _abort(request, response)
+            await self._write(response, event, faults.chunk)
+        await response.write_eof()
+        return response
+
+    @staticmethod
+    async def _write(response: web.StreamResponse, data: bytes, chunk: int) -> None:
+        if not chunk:
+            if data:
+                await response.write(data)
+            return
+        for start in range(0, len(data), chunk):
+            await response.write(data[start : start + chunk])
+            await asyncio.sleep(0)
+
+    @staticmethod
+    async def _keepalives(response: web.StreamResponse, count: int, interval: float) -> None:
+        for _ in range(count):
+            await response.write(KEEPALIVE)
+            await asyncio.sleep(interval)
+
+    async def _no_newline(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        block = b"x" * 8192
+        await response.write(b"data: ")
+        try:
+            for _ in range(NO_NEWLINE_LIMIT // len(block)):
+                await response.write(block)
+                await asyncio.sleep(0)
+        except (ConnectionError, RuntimeError):
+            return response  # the client gave up, as it should
+        await response.write_eof()
+        return response
+
+
+def _json_error(status: int, message: str, code: str) -> web.Response:
+    body = {
+        "error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}
+    }
+    return web.json_response(body, status=status)
+
+
+async def _abort(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:
+    """End the connection without finishing the body: the client sees a reset."""
+    transport = request.transport
+    if transport is not None:
+        transport.abort()
+    response.force_close()
+    return response
+
+
+# -- fixtures ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def _stream_server() -> Iterator[StreamServer]:
+    server = StreamServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def stream_server(_stream_server: StreamServer) -> Iterator[StreamServer]:
+    """The running test server, with its stored streams and request log cleared."""
+    _stream_server.reset()
+    yield _stream_server
+    _stream_server.reset()
+
+
+# -- real clients ----------------------------------------------------------------------------
+#
+# Each client opens a request and hands back the status, the headers and the body's
+# chunks as they arrive; `drive()` runs a lane over it with iter_events/aiter_events,
+# including a reconnect callable that opens the lane's resume plan with the same client.
+
+CLIENTS = ("httpx", "requests", "httpx_async", "aiohttp")
+
+
+@attrs.define
+class Result:
+    """What a consumer saw: the events in order, the exception raised at the end (if any)."""
+
+    events: list[Any]
+    exc: BaseException | None
+    reconnect_urls: list[str]
+
+
+def resume_url(base: str, plan: Any) -> tuple[str, dict[str, str]]:
+    """The URL and headers that carry out a lane's resume plan against ``base``.
+
+    The plan is what ``ResponsesLane.resume_plan()`` returns; see sse_engine/responses.py.
+    """
+    url = plan.url(base + "/v1") if hasattr(plan, "url") else f"{base}/v1{plan}"
+    headers = dict(getattr(plan, "headers", {}) or {})
+    return url, headers
+
+
+def _body(method: str) -> dict[str, Any] | None:
+    return {"stream": True} if method == "POST" else None
+
+
+def drive(client: str, lane: Any, url: str, **options: Any) -> Result:
+    """Run ``lane`` over a real request with ``client``; see _drive_sync / _drive_async."""
+    if client in ("httpx", "requests"):
+        return _drive_sync(client, lane, url, **options)
+    return asyncio.run(_drive_async(client, lane, url, **options))
+
+
+def _drive_sync(
+    client: str,
+    lane: Any,
+    url: str,
+    *,
+    read_timeout: float = 5.0,
+    resume_base: str | None = None,
+    **glue: Any,
+) -> Result:
+    urls: list[str] = []
+    with contextlib.ExitStack() as stack:
+        # verify=False: plain http to 127.0.0.1, and it spares loading the CA bundle
+        # (0.1-0.5 s per client).
+        if client == "httpx":
+            session: Any = stack.enter_context(
+                httpx.Client(verify=False, timeout=httpx.Timeout(5.0, read=read_timeout))
+            )
+        else:
+            session = stack.enter_context(requests.Session())
+
+        def open_(method: str, target: str, headers: dict[str, str]) -> tuple[int, Any, Any]:
+            if client == "httpx":
+                response = stack.enter_context(
+                    session.stream(method, target, headers=headers, json=_body(method))
+                )
+                return response.status_code, list(response.headers.items()), response.iter_bytes()
+            response = session.request(
+                method,
+                target,
+                headers=headers,
+                json=_body(method),
+                stream=True,
+                timeout=(5.0, read_timeout),
+            )
+            stack.callback(response.close)
+            return response.status_code, list(response.headers.items()), response.iter_content(None)
+
+        def reconnect(plan: Any) -> Any:
+            assert resume_base is not None
+            target, headers = resume_url(resume_base, plan)
+            urls.append(target)
+            status, _, chunks = open_("GET", target, headers)
+            if status != 200:
+                raise ConnectionError(f"resume refused with HTTP {status}")
+            return chunks
+
+        status, headers, chunks = open_("POST", url, {})
+        lane.start(status, headers)
+        events: list[Any] = []
+        exc: BaseException | None = None
+        try:
+            for event in _transport.iter_events(
+                lane, chunks, reconnect=reconnect if resume_base else None, **glue
+            ):
+                events.append(event)
+        except Exception as error:
+            exc = error
+    return Result(events, exc, urls)
+
+
+async def _drive_async(
+    client: str,
+    lane: Any,
+    url: str,
+    *,
+    read_timeout: float = 5.0,
+    resume_base: str | None = None,
+    **glue: Any,
+) -> Result:
+    urls: list[str] = []
+    async with contextlib.AsyncExitStack() as stack:
+        if client == "httpx_async":
+            session: Any = await stack.enter_async_context(
+                httpx.AsyncClient(verify=False, timeout=httpx.Timeout(5.0, read=read_timeout))
+            )
+        else:
+            session = await stack.enter_async_context(
+                aiohttp.ClientSession(
+                    timeout=aiohttp.ClientTimeout(total=None, connect=5.0, sock_read=read_timeout)
+                )
+            )
+
+        async def open_(method: str, target: str, headers: dict[str, str]) -> tuple[int, Any, Any]:
+            if client == "httpx_async":
+                response = await stack.enter_async_context(
+                    session.stream(method, target, headers=headers, json=_body(method))
+                )
+                return response.status_code, list(response.headers.items()), response.aiter_bytes()
+            response = await stack.enter_async_context(
+                session.request(method, target, headers=headers, json=_body(method))
+            )
+            return response.status, list(response.headers.items()), response.content.iter_any()
+
+        async def reconnect(plan: Any) -> Any:
+            assert resume_base is not None
+            target, headers = resume_url(resume_base, plan)
+            urls.append(target)
+            status, _, chunks = await open_("GET", target, headers)
+            if status != 200:
+                raise ConnectionError(f"resume refused with HTTP {status}")
+            return chunks
+
+        status, headers, chunks = await open_("POST", url, {})
+        lane.start(status, headers)
+        events: list[Any] = []
+        exc: BaseException | None = None
+        try:
+            async for event in _transport.aiter_events(
+                lane, chunks, reconnect=reconnect if resume_base else None, **glue
+            ):
+                events.append(event)
+        except Exception as error:
+            exc = error
+    return Result(events, exc, urls)
