@@ -336,7 +336,7 @@ class Lane(Generic[S]):
             payload = self.json_loads(text)
         except (ValueError, TypeError, RecursionError):
             payload = None
-        if isinstance(payload, Mapping) and "error" in payload:
+        if isinstance(payload, Mapping) and ("error" in payload or payload.get("type") == "error"):
             error = StreamError.from_payload(payload, status=self._status)
         elif self._status is not None and 200 <= self._status < 300:
             error = StreamError(
