@@ -16,9 +16,12 @@ parameters of the POST (every client can send those):
 ``prelude=N``       N keepalives before the first event (a slow start)
 ``think=K:N``       N keepalives before event K (a model thinking)
 ``silent=K:MS``     before event K, send nothing at all for MS ms, then close
+                    (on the first connection only)
 ``no_newline=1``    send ``data: xxxx...`` without ever a line break
 ``run=1``           Responses only: rename ``resp_*`` ids to ``resp_run_*`` (agent runs)
 ``retry=MS``        start the stream with ``retry: MS``
+``ids=1``           Responses only: give each event an ``id:`` line carrying its
+                    ``sequence_number``, as Kindo does
 
 ``GET /v1/responses/{id}?stream=true&starting_after=N`` resumes a stream the
 server has served, as Kindo documents it: events with ``sequence_number > N``
@@ -127,6 +130,12 @@ def _sequence_number(event: bytes) -> int | None:
     return None
 
 
+def with_id(event: bytes) -> bytes:
+    """The event with an ``id:`` line carrying its ``sequence_number`` (Kindo's shape)."""
+    number = _sequence_number(event)
+    return event if number is None else b"id: %d\n" % number + event
+
+
 def _response_id(events: list[bytes]) -> str | None:
     for event in events:
         for line in event.splitlines():
@@ -204,6 +213,10 @@ class StreamServer:
         self.url = ""
         self.stored: dict[str, Stored] = {}
         self.seen: list[Seen] = []
+        #: Query parameters applied to every POST that does not set them itself
+        #: (how a test puts faults under a client it does not control, such as
+        #: the docs' example scripts).
+        self.defaults: dict[str, str] = {}
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
@@ -239,6 +252,7 @@ class StreamServer:
     def reset(self) -> None:
         self.stored.clear()
         self.seen.clear()
+        self.defaults.clear()
 
     # -- handlers ------------------------------------------------------------------------
 
@@ -256,7 +270,7 @@ class StreamServer:
         self._record(request)
         await request.read()
         lane = LANES[request.path.removeprefix("/v1/")]
-        query = request.query
+        query = {**self.defaults, **request.query}
         if "status" in query:
             status = int(query["status"])
             return web.Response(
@@ -266,6 +280,8 @@ class StreamServer:
             return await self._no_newline(request)
         data = capture_bytes(query.get("capture", f"{lane}_basic"), run="run" in query)
         events = split_events(data)
+        if "ids" in query:
+            events = [with_id(event) for event in events]
         faults = Faults.from_query(query)
         response_id = _response_id(events) if lane == "responses" else None
         if response_id is not None:
@@ -321,7 +337,7 @@ class StreamServer:
         for index, event in indexed:
             if faults.think is not None and faults.think[0] == index:
                 await self._keepalives(response, faults.think[1], faults.keepalive)
-            if faults.silent is not None and faults.silent[0] == index:
+            if first and faults.silent is not None and faults.silent[0] == index:
                 await asyncio.sleep(faults.silent[1])
                 return await _abort(request, response)
             if cut is not None and cut[0] == index:
@@ -420,14 +436,16 @@ class Result:
     reconnect_urls: list[str]
 
 
-def resume_url(base: str, plan: Any) -> tuple[str, dict[str, str]]:
-    """The URL and headers that carry out a lane's resume plan against ``base``.
+def resume_url(base: str, plan: Any, mode: str = "plan") -> tuple[str, dict[str, str]]:
+    """The URL and headers that carry out a lane's resume plan (a ``ResumePlan``).
 
-    The plan is what ``ResponsesLane.resume_plan()`` returns; see sse_engine/responses.py.
+    ``mode="plan"`` sends what the plan says (``starting_after`` and, when the
+    stream had ids, ``Last-Event-ID``); ``mode="last_event_id"`` sends only the
+    ``Last-Event-ID`` header, as a browser EventSource would.
     """
-    url = plan.url(base + "/v1") if hasattr(plan, "url") else f"{base}/v1{plan}"
-    headers = dict(getattr(plan, "headers", {}) or {})
-    return url, headers
+    if mode == "last_event_id":
+        return f"{base}/v1{plan.path}?stream=true", dict(plan.headers)
+    return plan.url(base + "/v1"), dict(plan.headers)
 
 
 def _body(method: str) -> dict[str, Any] | None:
@@ -448,6 +466,7 @@ def _drive_sync(
     *,
     read_timeout: float = 5.0,
     resume_base: str | None = None,
+    resume_mode: str = "plan",
     **glue: Any,
 ) -> Result:
     urls: list[str] = []
@@ -480,7 +499,7 @@ def _drive_sync(
 
         def reconnect(plan: Any) -> Any:
             assert resume_base is not None
-            target, headers = resume_url(resume_base, plan)
+            target, headers = resume_url(resume_base, plan, resume_mode)
             urls.append(target)
             status, _, chunks = open_("GET", target, headers)
             if status != 200:
@@ -508,6 +527,7 @@ async def _drive_async(
     *,
     read_timeout: float = 5.0,
     resume_base: str | None = None,
+    resume_mode: str = "plan",
     **glue: Any,
 ) -> Result:
     urls: list[str] = []
@@ -536,7 +556,7 @@ async def _drive_async(
 
         async def reconnect(plan: Any) -> Any:
             assert resume_base is not None
-            target, headers = resume_url(resume_base, plan)
+            target, headers = resume_url(resume_base, plan, resume_mode)
             urls.append(target)
             status, _, chunks = await open_("GET", target, headers)
             if status != 200:
