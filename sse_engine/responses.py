@@ -402,9 +402,7 @@ class ResponsesLane(Lane[ResponseSnapshot]):
         else:
             unfinished = [item.output_index for item in self._snap.items if not item.done]
             if unfinished:
-                self._warn(
-                    "unfinished_items", f"{kind} while items {unfinished} were never done"
-                )
+                self._warn("unfinished_items", f"{kind} while items {unfinished} were never done")
             self._end(Outcome.COMPLETED, None, out)
 
     def _on_error(
@@ -439,9 +437,7 @@ class ResponsesLane(Lane[ResponseSnapshot]):
             self._snap.finish(response)
             out.append(ResponseTerminalEvent("response.failed", seq, response, raw=payload))
             return
-        self._warn(
-            "event_after_end", f"event {sse.event!r} after the error event was ignored"
-        )
+        self._warn("event_after_end", f"event {sse.event!r} after the error event was ignored")
 
     # -- output items ------------------------------------------------------------------
 
@@ -826,9 +822,7 @@ class ResponsesLane(Lane[ResponseSnapshot]):
                         streams.setdefault(name, TextBuffer()).append(text)
         item_id = item_id if item_id is not None else state.id
         cls = ResponseShellOutputDeltaEvent if is_delta else ResponseShellOutputDoneEvent
-        out.append(
-            cls(kind, seq, item_id, state.output_index, command_index, value, raw=payload)
-        )
+        out.append(cls(kind, seq, item_id, state.output_index, command_index, value, raw=payload))
 
     def _on_audio(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
