@@ -137,8 +137,7 @@ class ChatChoiceSnapshot:
 
     __slots__ = (
         "_by_wire",
-        "_content",
-        "_refusal",
+        "_text",
         "current_tool",
         "extra",
         "finish_reason",
@@ -152,8 +151,8 @@ class ChatChoiceSnapshot:
     def __init__(self, index: int) -> None:
         self.index = index
         self.role: str | None = None
-        self._content: list[str] | None = None
-        self._refusal: list[str] | None = None
+        # "content" and "refusal" text, as pieces.
+        self._text: dict[str, list[str]] = {}
         self.tool_calls: list[ChatToolCallSnapshot] = []
         self.function_call: ChatFunctionCallSnapshot | None = None
         self.finish_reason: str | None = None
@@ -166,24 +165,20 @@ class ChatChoiceSnapshot:
     @property
     def content(self) -> str | None:
         """The message text so far."""
-        return _join(self._content)
+        return _join(self._text.get("content"))
 
     @property
     def refusal(self) -> str | None:
         """The refusal text so far."""
-        return _join(self._refusal)
+        return _join(self._text.get("refusal"))
 
-    def add_content(self, text: str) -> None:
-        if self._content is None:
-            self._content = [text]
+    def add_text(self, field: str, text: str) -> None:
+        """Append to ``content`` or ``refusal``."""
+        parts = self._text.get(field)
+        if parts is None:
+            self._text[field] = [text]
         else:
-            self._content.append(text)
-
-    def add_refusal(self, text: str) -> None:
-        if self._refusal is None:
-            self._refusal = [text]
-        else:
-            self._refusal.append(text)
+            parts.append(text)
 
     def tool_by_wire_index(self, wire: int) -> ChatToolCallSnapshot | None:
         """The latest tool call the provider numbered ``wire``."""

@@ -114,8 +114,8 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         self._warned: set[str] = set()
         self._delta_handlers: dict[str, _Handler] = {
             "role": self._on_role,
-            "content": self._on_content,
-            "refusal": self._on_refusal,
+            "content": self._text_handler("content", ChatContentDelta),
+            "refusal": self._text_handler("refusal", ChatRefusalDelta),
             "tool_calls": self._on_tool_calls,
             "function_call": self._on_function_call,
         }
@@ -250,25 +250,23 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
             state.role = value
             out.append(ChatRole(state.index, value, raw=raw))
 
-    def _on_content(
-        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
-    ) -> None:
-        if type(value) is not str:
-            self._bad_field("delta.content", "a string", value)
-            return
-        state.add_content(value)
-        if value:
-            out.append(ChatContentDelta(state.index, value, raw=raw))
+    def _text_handler(
+        self, field: str, event: type[ChatContentDelta] | type[ChatRefusalDelta]
+    ) -> _Handler:
+        """The handler of a text delta field (``content``, ``refusal``)."""
+        where = f"delta.{field}"
 
-    def _on_refusal(
-        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
-    ) -> None:
-        if type(value) is not str:
-            self._bad_field("delta.refusal", "a string", value)
-            return
-        state.add_refusal(value)
-        if value:
-            out.append(ChatRefusalDelta(state.index, value, raw=raw))
+        def on_text(
+            state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+        ) -> None:
+            if type(value) is not str:
+                self._bad_field(where, "a string", value)
+                return
+            state.add_text(field, value)
+            if value:
+                out.append(event(state.index, value, raw=raw))
+
+        return on_text
 
     def _on_other(
         self,

@@ -447,15 +447,17 @@ def test_truncated_tool_call_is_never_reported_done() -> None:
     assert lane.snapshot.choices[0].tool_calls[0].done is False
 
 
+LEGACY_FUNCTION_CALL = sse(
+    chunk([choice(role="assistant", function_call={"name": "f", "arguments": ""})]),
+    chunk([choice(function_call={"arguments": '{"a":'})]),
+    chunk([choice(function_call={"arguments": "1}"})]),
+    chunk([choice(finish="function_call")]),
+    "[DONE]",
+)
+
+
 def test_legacy_function_call() -> None:
-    body = sse(
-        chunk([choice(role="assistant", function_call={"name": "f", "arguments": ""})]),
-        chunk([choice(function_call={"arguments": '{"a":'})]),
-        chunk([choice(function_call={"arguments": "1}"})]),
-        chunk([choice(finish="function_call")]),
-        "[DONE]",
-    )
-    lane, events = run(body)
+    lane, events = run(LEGACY_FUNCTION_CALL)
     assert [(e.name, e.arguments) for e in of(events, ChatFunctionCallDelta)] == [
         ("f", ""), (None, '{"a":'), (None, "1}")
     ]

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openai.lib.streaming.chat import ChatCompletionStream
 from openai.types.chat import ChatCompletionChunk
-from test_chat import capture, choice, chunk, run, sse, tool
+from test_chat import LEGACY_FUNCTION_CALL, capture, choice, chunk, run, sse, tool
 
 from sse_engine import Outcome
 from sse_engine.chat import ChatContentDelta, ChatToolCallDone
@@ -255,14 +255,7 @@ def test_interleaved_and_merged_fragments_equal_the_sdk() -> None:
 
 
 def test_legacy_function_call_equals_the_sdk() -> None:
-    body = sse(
-        chunk([choice(role="assistant", function_call={"name": "f", "arguments": ""})]),
-        chunk([choice(function_call={"arguments": '{"a":'})]),
-        chunk([choice(function_call={"arguments": "1}"})]),
-        chunk([choice(finish="function_call")]),
-        "[DONE]",
-    )
-    lane, sdk, _ = both(body)
+    lane, sdk, _ = both(LEGACY_FUNCTION_CALL)
     assert lane.snapshot.to_api() == sdk.api
 
 
