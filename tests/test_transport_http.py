@@ -7,11 +7,20 @@ against feeding the capture's bytes straight into a lane.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 import pytest
-from server import CLIENTS, Result, StreamServer, capture_bytes, drive, error_body
+from server import (
+    CLIENTS,
+    Result,
+    StreamServer,
+    capture_bytes,
+    drive,
+    error_body,
+    split_events,
+)
 
 from sse_engine._errors import EventTooLarge
 from sse_engine._lane import Lane, LaneEvent, StreamEnd
@@ -19,10 +28,12 @@ from sse_engine._liveness import Liveness
 from sse_engine._outcome import Outcome
 from sse_engine.chat import ChatCompletionsLane
 from sse_engine.messages import MessagesLane
+from sse_engine.responses import ResponsesLane
 
 LANES: dict[str, tuple[type[Lane[Any]], str]] = {
     "chat": (ChatCompletionsLane, "chat/completions"),
     "messages": (MessagesLane, "messages"),
+    "responses": (ResponsesLane, "responses"),
 }
 
 
@@ -106,8 +117,6 @@ def test_a_clean_eof_mid_stream_truncates_without_exception(
 
 
 def split_capture(lane_name: str) -> list[bytes]:
-    from server import split_events
-
     return split_events(capture_bytes(f"{lane_name}_basic"))
 
 
@@ -203,7 +212,7 @@ def test_pre_stream_errors_are_failed_with_status_and_retryable(
     assert end.outcome is Outcome.FAILED and end.error is not None
     assert end.error.status == status
     assert end.error.retryable is RETRYABLE[status]
-    assert end.error.raw == __import__("json").loads(error_body(lane_name, status))
+    assert end.error.raw == json.loads(error_body(lane_name, status))
     assert lane.outcome is Outcome.FAILED and lane.error == end.error
 
 

@@ -1,0 +1,234 @@
+"""Resuming dropped Responses streams over real HTTP, as Kindo documents it.
+
+The test server cuts the connection mid-event; the reconnect callable opens the
+lane's resume plan (``GET /v1/responses/{id}?stream=true&starting_after=N``)
+with the same client; the consumer must see every event exactly once and end
+with the snapshot of the uncut stream. Agent runs (``resp_run_*``) replay from
+the start, announced by one ``StreamRestarted``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from server import CLIENTS, StreamServer, capture_bytes, drive, split_events, with_id
+
+from sse_engine._lane import LaneEvent, StreamEnd, StreamRestarted
+from sse_engine._liveness import Liveness
+from sse_engine._outcome import Outcome
+from sse_engine.responses import ResponsesLane
+
+CAPTURE = "responses_basic"
+
+
+def uncut(*, run: bool = False, ids: bool = False) -> tuple[ResponsesLane, list[LaneEvent]]:
+    data = capture_bytes(CAPTURE, run=run)
+    if ids:
+        data = b"".join(with_id(event) for event in split_events(data))
+    lane = ResponsesLane()
+    return lane, lane.feed(data) + lane.close()
+
+
+def post_url(server: StreamServer, query: str) -> str:
+    return f"{server.url}/v1/responses?{query}"
+
+
+def resumes(server: StreamServer) -> list[dict[str, str]]:
+    return [seen.query for seen in server.seen if seen.method == "GET"]
+
+
+@pytest.fixture(params=CLIENTS)
+def client(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def last_sequence_before(event_index: int) -> int:
+    """The sequence_number of the event before the capture's event ``event_index``."""
+    events = split_events(capture_bytes(CAPTURE))
+    payload = json.loads(events[event_index - 1].split(b"data: ", 1)[1])
+    return int(payload["sequence_number"])
+
+
+@pytest.mark.parametrize("cut_mode", ["abort", "eof"])
+def test_a_cut_stream_resumes_and_every_event_arrives_once(
+    stream_server: StreamServer, client: str, cut_mode: str
+) -> None:
+    lane = ResponsesLane()
+    result = drive(
+        client,
+        lane,
+        post_url(stream_server, f"cut=9:25&cut_mode={cut_mode}&chunk=50"),
+        resume_base=stream_server.url,
+    )
+    want_lane, want_events = uncut()
+    assert result.exc is None
+    assert result.events == want_events  # nothing lost, nothing twice, one StreamEnd
+    assert lane.outcome is Outcome.COMPLETED
+    assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
+    (query,) = resumes(stream_server)
+    assert query == {"stream": "true", "starting_after": str(last_sequence_before(9))}
+
+
+def test_several_cuts_resume_each_time(stream_server: StreamServer, client: str) -> None:
+    lane = ResponsesLane()
+    result = drive(
+        client,
+        lane,
+        post_url(stream_server, "cut=5:10,12:3,20:0,21:60"),
+        resume_base=stream_server.url,
+    )
+    want_lane, want_events = uncut()
+    assert result.exc is None and result.events == want_events
+    assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
+    starts = [int(q["starting_after"]) for q in resumes(stream_server)]
+    assert starts == [last_sequence_before(i) for i in (5, 12, 20, 21)]
+
+
+def test_the_server_honours_last_event_id(stream_server: StreamServer, client: str) -> None:
+    # A Kindo stream carries each sequence_number as the SSE id too; a reconnect that
+    # sends only Last-Event-ID (as a browser EventSource does) resumes just as well.
+    lane = ResponsesLane()
+    result = drive(
+        client,
+        lane,
+        post_url(stream_server, "ids=1&cut=9:25"),
+        resume_base=stream_server.url,
+        resume_mode="last_event_id",
+    )
+    want_lane, want_events = uncut(ids=True)
+    assert result.exc is None and result.events == want_events
+    assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
+    (get,) = [seen for seen in stream_server.seen if seen.method == "GET"]
+    assert "starting_after" not in get.query
+    assert get.last_event_id == str(last_sequence_before(9))
+
+
+def test_an_agent_run_replays_from_the_start(stream_server: StreamServer, client: str) -> None:
+    lane = ResponsesLane()
+    result = drive(
+        client, lane, post_url(stream_server, "run=1&cut=9:25"), resume_base=stream_server.url
+    )
+    want_lane, want_events = uncut(run=True)
+    assert result.exc is None
+    restarts = [i for i, e in enumerate(result.events) if isinstance(e, StreamRestarted)]
+    assert len(restarts) == 1
+    before, after = result.events[: restarts[0]], result.events[restarts[0] + 1 :]
+    assert before == want_events[: len(before)]  # what was shown before the cut
+    assert not any(isinstance(e, StreamEnd) for e in before)
+    assert after == want_events  # the whole stream again, then its one StreamEnd
+    assert lane.outcome is Outcome.COMPLETED
+    assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
+    assert str(want_lane.snapshot.to_api()["id"]).startswith("resp_run_")
+    assert resumes(stream_server) == [{"stream": "true", "starting_after": "0"}]
+
+
+def test_the_server_refuses_what_kindo_refuses(stream_server: StreamServer) -> None:
+    lane = ResponsesLane()
+    drive("httpx", lane, post_url(stream_server, "run=1"))  # registers the run
+    run_id = lane.snapshot.to_api()["id"]
+    plain = ResponsesLane()
+    drive("httpx", plain, post_url(stream_server, ""))
+    plain_id = plain.snapshot.to_api()["id"]
+    base = f"{stream_server.url}/v1/responses"
+    with httpx.Client(verify=False) as http:
+        assert http.get(f"{base}/{run_id}?stream=true&starting_after=3").status_code == 400
+        assert http.get(f"{base}/{plain_id}?stream=true&starting_after=-1").status_code == 400
+        assert http.get(f"{base}/{plain_id}?stream=true&starting_after=x").status_code == 400
+        assert http.get(f"{base}/resp_unknown?stream=true").status_code == 404
+
+
+def test_reconnects_are_bounded(stream_server: StreamServer, client: str) -> None:
+    lane = ResponsesLane()
+    result = drive(
+        client,
+        lane,
+        post_url(stream_server, "cut=5:10,6:10,7:10,8:10,9:10"),
+        resume_base=stream_server.url,
+        max_reconnects=2,
+    )
+    assert result.exc is not None  # the last connection's failure, re-raised
+    ends = [e for e in result.events if isinstance(e, StreamEnd)]
+    assert len(ends) == 1 and ends[0].outcome is Outcome.TRUNCATED
+    assert len(resumes(stream_server)) == 2
+    # Each event still arrived once, up to the last cut.
+    _, want_events = uncut()
+    shown = [e for e in result.events if not isinstance(e, StreamEnd)]
+    assert shown == want_events[: len(shown)]
+
+
+def test_a_refused_resume_counts_as_an_attempt(stream_server: StreamServer) -> None:
+    # The server forgets the response (its resume window elapsed): every GET is a 404.
+    lane = ResponsesLane()
+    attempts: list[int] = []
+
+    def forget(_: float) -> None:
+        attempts.append(1)
+        stream_server.stored.clear()
+
+    result = drive(
+        "httpx",
+        lane,
+        post_url(stream_server, "cut=9:25&retry=5"),
+        resume_base=stream_server.url,
+        max_reconnects=3,
+        sleep=forget,
+    )
+    assert isinstance(result.exc, ConnectionError) and "404" in str(result.exc)
+    assert lane.outcome is Outcome.TRUNCATED and len(attempts) == 3
+
+
+@pytest.mark.parametrize("client_name", ["httpx", "aiohttp"])
+def test_the_streams_retry_is_waited(stream_server: StreamServer, client_name: str) -> None:
+    slept: list[float] = []
+
+    async def async_sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    sleep: Any = slept.append if client_name == "httpx" else async_sleep
+    lane = ResponsesLane()
+    result = drive(
+        client_name,
+        lane,
+        post_url(stream_server, "retry=40&cut=9:25"),
+        resume_base=stream_server.url,
+        sleep=sleep,
+    )
+    assert result.exc is None and lane.outcome is Outcome.COMPLETED
+    assert slept == [0.04]
+
+
+@pytest.mark.parametrize("client_name", ["httpx_async", "aiohttp"])
+def test_a_silent_connection_is_resumed_after_the_idle_budget(
+    stream_server: StreamServer, client_name: str
+) -> None:
+    # The first connection goes quiet for 3 s (no bytes, no close): aiter_events gives
+    # up after the idle budget and resumes on a new connection.
+    lane = ResponsesLane()
+    result = drive(
+        client_name,
+        lane,
+        post_url(stream_server, "silent=9:3000"),
+        resume_base=stream_server.url,
+        liveness=Liveness(idle_timeout=0.2),
+    )
+    want_lane, want_events = uncut()
+    assert result.exc is None and result.events == want_events
+    assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
+    assert len(resumes(stream_server)) == 1
+
+
+def test_a_sync_read_timeout_is_resumed_too(stream_server: StreamServer) -> None:
+    lane = ResponsesLane()
+    result = drive(
+        "requests",
+        lane,
+        post_url(stream_server, "silent=9:3000"),
+        resume_base=stream_server.url,
+        read_timeout=0.2,
+        liveness=Liveness(idle_timeout=0.2),
+    )
+    _, want_events = uncut()
+    assert result.exc is None and result.events == want_events
