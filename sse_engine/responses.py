@@ -483,7 +483,8 @@ class ResponsesLane(Lane[ResponseSnapshot]):
             found = snap.by_id(ident) if type(ident) is str else None
             index = found.output_index if found is not None else snap.next_index()
         state = snap.at(index)
-        self._check_sequential(state, index)
+        if state is None or not state.done:  # a final item sent again is no overlap
+            self._check_sequential(state, index)
         if state is None:  # never added: a resume past its window sends final items only
             state = snap.add(index, item)
         elif not _same_item(state.item, item):
