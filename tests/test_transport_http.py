@@ -64,6 +64,21 @@ def end_of(result: Result) -> StreamEnd:
     return ends[0]
 
 
+def truncation_code(result: Result) -> str | None:
+    """The error code of the stream's one StreamEnd, which must say TRUNCATED."""
+    end = end_of(result)
+    assert end.outcome is Outcome.TRUNCATED and end.error is not None
+    return end.error.code
+
+
+def run(
+    server: StreamServer, client: str, lane_name: str, query: str = "", **options: Any
+) -> tuple[Lane[Any], Result]:
+    """A new lane of ``lane_name`` driven by ``client`` over POST ``?query``."""
+    lane = LANES[lane_name][0]()
+    return lane, drive(client, lane, url(server, lane_name, query), **options)
+
+
 @pytest.fixture(params=CLIENTS)
 def client(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -76,8 +91,7 @@ def client(request: pytest.FixtureRequest) -> str:
 def test_normal_stream_equals_feeding_the_bytes(
     stream_server: StreamServer, client: str, lane_name: str
 ) -> None:
-    lane = LANES[lane_name][0]()
-    result = drive(client, lane, url(stream_server, lane_name, "chunk=37"))
+    lane, result = run(stream_server, client, lane_name, "chunk=37")
     assert result.exc is None
     assert_same(result, lane, fed_directly(lane_name, f"{lane_name}_basic"))
     assert lane.outcome is Outcome.COMPLETED
@@ -90,8 +104,7 @@ def test_normal_stream_equals_feeding_the_bytes(
 def test_a_cut_connection_truncates_and_reraises(
     stream_server: StreamServer, client: str, lane_name: str
 ) -> None:
-    lane = LANES[lane_name][0]()
-    result = drive(client, lane, url(stream_server, lane_name, "cut=6:9"))
+    _, result = run(stream_server, client, lane_name, "cut=6:9")
     assert result.exc is not None  # the client's own exception type, re-raised as is
     assert type(result.exc).__module__.split(".")[0] in ("httpx", "requests", "aiohttp")
     end = end_of(result)
@@ -105,8 +118,7 @@ def test_a_cut_connection_truncates_and_reraises(
 def test_a_clean_eof_mid_stream_truncates_without_exception(
     stream_server: StreamServer, client: str, lane_name: str
 ) -> None:
-    lane = LANES[lane_name][0]()
-    result = drive(client, lane, url(stream_server, lane_name, "cut=6:9&cut_mode=eof"))
+    _, result = run(stream_server, client, lane_name, "cut=6:9&cut_mode=eof")
     assert result.exc is None
     assert end_of(result).outcome is Outcome.TRUNCATED
     # Everything before the cut arrived and was decoded.
@@ -138,11 +150,10 @@ def test_keepalives_during_a_slow_start_and_thinking_do_not_expire(
     # 8 keepalives before the first event and 12 while "thinking", 30 ms apart: the
     # no-events stretches (0.24 s, 0.36 s) exceed the idle budget (0.2 s), which
     # the keepalives keep resetting: only bytes count there.
-    lane = LANES[lane_name][0]()
     liveness = Liveness(idle_timeout=0.2, keepalive_only_timeout=2.0)
     started = time.monotonic()
-    result = drive(
-        client, lane, url(stream_server, lane_name, THINKING), read_timeout=0.2, liveness=liveness
+    lane, result = run(
+        stream_server, client, lane_name, THINKING, read_timeout=0.2, liveness=liveness
     )
     assert result.exc is None
     assert_same(result, lane, fed_directly(lane_name, f"{lane_name}_basic"))
@@ -152,43 +163,37 @@ def test_keepalives_during_a_slow_start_and_thinking_do_not_expire(
 def test_keepalive_only_cap_fires_while_bytes_keep_coming(
     stream_server: StreamServer, client: str
 ) -> None:
-    lane_name = lane_for(client)
-    lane = LANES[lane_name][0]()
     liveness = Liveness(idle_timeout=0.5, keepalive_only_timeout=0.2)
-    result = drive(
+    _, result = run(
+        stream_server,
         client,
-        lane,
-        url(stream_server, lane_name, "think=4:30&keepalive=30"),
+        lane_for(client),
+        "think=4:30&keepalive=30",
         read_timeout=0.5,
         liveness=liveness,
     )
     assert result.exc is None
-    end = end_of(result)
-    assert end.outcome is Outcome.TRUNCATED and end.error is not None
-    assert end.error.code == "keepalive_only_timeout"
+    assert truncation_code(result) == "keepalive_only_timeout"
 
 
 def test_a_fully_silent_server_expires_the_idle_budget(
     stream_server: StreamServer, client: str
 ) -> None:
-    lane_name = lane_for(client)
-    lane = LANES[lane_name][0]()
     liveness = Liveness(idle_timeout=0.2, keepalive_only_timeout=5.0)
     sync = client in ("httpx", "requests")
     started = time.monotonic()
-    result = drive(
+    _, result = run(
+        stream_server,
         client,
-        lane,
-        url(stream_server, lane_name, "prelude=2&keepalive=30&silent=4:3000"),
+        lane_for(client),
+        "prelude=2&keepalive=30&silent=4:3000",
         # A sync iterator is bounded by the transport's read timeout, set to the idle
         # budget; async clients are bounded by aiter_events itself.
         read_timeout=0.2 if sync else 5.0,
         liveness=liveness,
     )
     assert time.monotonic() - started < 1.5
-    end = end_of(result)
-    assert end.outcome is Outcome.TRUNCATED and end.error is not None
-    assert end.error.code == "idle_timeout"
+    assert truncation_code(result) == "idle_timeout"
     if sync:
         assert result.exc is not None  # the transport's timeout, re-raised
     else:
@@ -205,8 +210,7 @@ RETRYABLE = {400: False, 401: False, 404: False, 429: True, 500: True, 529: True
 def test_pre_stream_errors_are_failed_with_status_and_retryable(
     stream_server: StreamServer, client: str, lane_name: str, status: int
 ) -> None:
-    lane = LANES[lane_name][0]()
-    result = drive(client, lane, url(stream_server, lane_name, f"status={status}"))
+    lane, result = run(stream_server, client, lane_name, f"status={status}")
     assert result.exc is None
     end = end_of(result)
     assert end.outcome is Outcome.FAILED and end.error is not None
@@ -223,8 +227,7 @@ def test_pre_stream_errors_are_failed_with_status_and_retryable(
 def test_in_stream_failure_is_failed_like_the_bytes_say(
     stream_server: StreamServer, client: str, lane_name: str
 ) -> None:
-    lane = LANES[lane_name][0]()
-    result = drive(client, lane, url(stream_server, lane_name, f"capture={lane_name}_error"))
+    lane, result = run(stream_server, client, lane_name, f"capture={lane_name}_error")
     assert result.exc is None
     assert_same(result, lane, fed_directly(lane_name, f"{lane_name}_error"))
     assert lane.outcome is Outcome.FAILED and lane.error is not None

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server import CLIENTS, StreamServer, capture_bytes, drive, split_events, with_id
+from server import CLIENTS, Result, StreamServer, capture_bytes, drive, split_events, with_id
 
 from sse_engine._lane import LaneEvent, StreamEnd, StreamRestarted
 from sse_engine._liveness import Liveness
@@ -40,6 +40,14 @@ def resumes(server: StreamServer) -> list[dict[str, str]]:
     return [seen.query for seen in server.seen if seen.method == "GET"]
 
 
+def resumed(
+    server: StreamServer, client: str, query: str, **options: Any
+) -> tuple[ResponsesLane, Result]:
+    """A Responses stream over POST ``?query``, resumed with ``client`` when it drops."""
+    lane = ResponsesLane()
+    return lane, drive(client, lane, post_url(server, query), resume_base=server.url, **options)
+
+
 @pytest.fixture(params=CLIENTS)
 def client(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -56,12 +64,10 @@ def last_sequence_before(event_index: int) -> int:
 def test_a_cut_stream_resumes_and_every_event_arrives_once(
     stream_server: StreamServer, client: str, cut_mode: str
 ) -> None:
-    lane = ResponsesLane()
-    result = drive(
+    lane, result = resumed(
+        stream_server,
         client,
-        lane,
-        post_url(stream_server, f"cut=9:25&cut_mode={cut_mode}&chunk=50"),
-        resume_base=stream_server.url,
+        f"cut=9:25&cut_mode={cut_mode}&chunk=50",
     )
     want_lane, want_events = uncut()
     assert result.exc is None
@@ -73,12 +79,10 @@ def test_a_cut_stream_resumes_and_every_event_arrives_once(
 
 
 def test_several_cuts_resume_each_time(stream_server: StreamServer, client: str) -> None:
-    lane = ResponsesLane()
-    result = drive(
+    lane, result = resumed(
+        stream_server,
         client,
-        lane,
-        post_url(stream_server, "cut=5:10,12:3,20:0,21:60"),
-        resume_base=stream_server.url,
+        "cut=5:10,12:3,20:0,21:60",
     )
     want_lane, want_events = uncut()
     assert result.exc is None and result.events == want_events
@@ -90,12 +94,10 @@ def test_several_cuts_resume_each_time(stream_server: StreamServer, client: str)
 def test_the_server_honours_last_event_id(stream_server: StreamServer, client: str) -> None:
     # A Kindo stream carries each sequence_number as the SSE id too; a reconnect that
     # sends only Last-Event-ID (as a browser EventSource does) resumes just as well.
-    lane = ResponsesLane()
-    result = drive(
+    lane, result = resumed(
+        stream_server,
         client,
-        lane,
-        post_url(stream_server, "ids=1&cut=9:25"),
-        resume_base=stream_server.url,
+        "ids=1&cut=9:25",
         resume_mode="last_event_id",
     )
     want_lane, want_events = uncut(ids=True)
@@ -107,10 +109,7 @@ def test_the_server_honours_last_event_id(stream_server: StreamServer, client: s
 
 
 def test_an_agent_run_replays_from_the_start(stream_server: StreamServer, client: str) -> None:
-    lane = ResponsesLane()
-    result = drive(
-        client, lane, post_url(stream_server, "run=1&cut=9:25"), resume_base=stream_server.url
-    )
+    lane, result = resumed(stream_server, client, "run=1&cut=9:25")
     want_lane, want_events = uncut(run=True)
     assert result.exc is None
     restarts = [i for i, e in enumerate(result.events) if isinstance(e, StreamRestarted)]
@@ -141,17 +140,11 @@ def test_the_server_refuses_what_kindo_refuses(stream_server: StreamServer) -> N
 
 
 def test_reconnects_are_bounded(stream_server: StreamServer, client: str) -> None:
-    lane = ResponsesLane()
-    result = drive(
-        client,
-        lane,
-        post_url(stream_server, "cut=5:10,6:10,7:10,8:10,9:10"),
-        resume_base=stream_server.url,
-        max_reconnects=2,
-    )
+    query = "cut=5:10,6:10,7:10,8:10,9:10"
+    lane, result = resumed(stream_server, client, query, max_reconnects=2)
     assert result.exc is not None  # the last connection's failure, re-raised
     ends = [e for e in result.events if isinstance(e, StreamEnd)]
-    assert len(ends) == 1 and ends[0].outcome is Outcome.TRUNCATED
+    assert len(ends) == 1 and ends[0].outcome is lane.outcome is Outcome.TRUNCATED
     assert len(resumes(stream_server)) == 2
     # Each event still arrived once, up to the last cut.
     _, want_events = uncut()
@@ -161,21 +154,14 @@ def test_reconnects_are_bounded(stream_server: StreamServer, client: str) -> Non
 
 def test_a_refused_resume_counts_as_an_attempt(stream_server: StreamServer) -> None:
     # The server forgets the response (its resume window elapsed): every GET is a 404.
-    lane = ResponsesLane()
     attempts: list[int] = []
 
     def forget(_: float) -> None:
         attempts.append(1)
         stream_server.stored.clear()
 
-    result = drive(
-        "httpx",
-        lane,
-        post_url(stream_server, "cut=9:25&retry=5"),
-        resume_base=stream_server.url,
-        max_reconnects=3,
-        sleep=forget,
-    )
+    query = "cut=9:25&retry=5"
+    lane, result = resumed(stream_server, "httpx", query, max_reconnects=3, sleep=forget)
     assert isinstance(result.exc, ConnectionError) and "404" in str(result.exc)
     assert lane.outcome is Outcome.TRUNCATED and len(attempts) == 3
 
@@ -188,14 +174,7 @@ def test_the_streams_retry_is_waited(stream_server: StreamServer, client_name: s
         slept.append(seconds)
 
     sleep: Any = slept.append if client_name == "httpx" else async_sleep
-    lane = ResponsesLane()
-    result = drive(
-        client_name,
-        lane,
-        post_url(stream_server, "retry=40&cut=9:25"),
-        resume_base=stream_server.url,
-        sleep=sleep,
-    )
+    lane, result = resumed(stream_server, client_name, "retry=40&cut=9:25", sleep=sleep)
     assert result.exc is None and lane.outcome is Outcome.COMPLETED
     assert slept == [0.04]
 
@@ -206,14 +185,8 @@ def test_a_silent_connection_is_resumed_after_the_idle_budget(
 ) -> None:
     # The first connection goes quiet for 3 s (no bytes, no close): aiter_events gives
     # up after the idle budget and resumes on a new connection.
-    lane = ResponsesLane()
-    result = drive(
-        client_name,
-        lane,
-        post_url(stream_server, "silent=9:3000"),
-        resume_base=stream_server.url,
-        liveness=Liveness(idle_timeout=0.2),
-    )
+    liveness = Liveness(idle_timeout=0.2)
+    lane, result = resumed(stream_server, client_name, "silent=9:3000", liveness=liveness)
     want_lane, want_events = uncut()
     assert result.exc is None and result.events == want_events
     assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
@@ -221,14 +194,11 @@ def test_a_silent_connection_is_resumed_after_the_idle_budget(
 
 
 def test_a_sync_read_timeout_is_resumed_too(stream_server: StreamServer) -> None:
-    lane = ResponsesLane()
-    result = drive(
-        "requests",
-        lane,
-        post_url(stream_server, "silent=9:3000"),
-        resume_base=stream_server.url,
-        read_timeout=0.2,
-        liveness=Liveness(idle_timeout=0.2),
+    # requests cannot be interrupted by the glue: its read timeout (the idle budget)
+    # fires, the glue reports idle_timeout and resumes instead of re-raising.
+    liveness = Liveness(idle_timeout=0.2)
+    _, result = resumed(
+        stream_server, "requests", "silent=9:3000", read_timeout=0.2, liveness=liveness
     )
     _, want_events = uncut()
     assert result.exc is None and result.events == want_events
