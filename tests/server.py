@@ -20,6 +20,9 @@ parameters of the POST (every client can send those):
 ``no_newline=1``    send ``data: xxxx...`` without ever a line break
 ``run=1``           Responses only: rename ``resp_*`` ids to ``resp_run_*`` (agent runs)
 ``retry=MS``        start the stream with ``retry: MS``
+``fallback=1``      Responses only: resumes come after the resume window, as Kindo
+                    documents it: the final items (``response.output_item.done``)
+                    and the terminal event only, numbered on from ``starting_after``
 ``ids=1``           Responses only: give each event an ``id:`` line carrying its
                     ``sequence_number``, as Kindo does
 
@@ -136,6 +139,19 @@ def with_id(event: bytes) -> bytes:
     return event if number is None else b"id: %d\n" % number + event
 
 
+def _final_items(events: list[bytes], after: int) -> list[tuple[int, bytes]]:
+    """What a resume past the window sends: each finished item, then the terminal event."""
+    finals = [e for e in events if b'"type":"response.output_item.done"' in e] + events[-1:]
+    out = []
+    for number, event in enumerate(finals, start=after + 1):
+        head, _, data = event.partition(b"data: ")
+        payload = json.loads(data)
+        payload["sequence_number"] = number
+        text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+        out.append((len(events) + number, head + b"data: " + text.encode() + b"\n\n"))
+    return out
+
+
 def _response_id(events: list[bytes]) -> str | None:
     for event in events:
         for line in event.splitlines():
@@ -167,6 +183,7 @@ class Faults:
     think: tuple[int, int] | None = None
     silent: tuple[int, float] | None = None
     retry: int | None = None
+    fallback: bool = False
 
     @classmethod
     def from_query(cls, query: Any) -> Faults:
@@ -184,6 +201,7 @@ class Faults:
             think=(think[0], min(think[1], 1000)) if think else None,
             silent=silent,
             retry=int(query["retry"]) if "retry" in query else None,
+            fallback="fallback" in query,
         )
 
 
@@ -308,6 +326,10 @@ class StreamServer:
                 return _json_error(
                     400, "Agent-run responses replay from the start only.", "invalid_value"
                 )
+        if stored.faults.fallback and after is not None:
+            return await self._stream(
+                request, _final_items(stored.events, after), stored.faults, first=False
+            )
         indexed = [
             (i, event)
             for i, event in enumerate(stored.events)

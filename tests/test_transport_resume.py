@@ -32,6 +32,10 @@ def uncut(*, run: bool = False, ids: bool = False) -> tuple[ResponsesLane, list[
     return lane, lane.feed(data) + lane.close()
 
 
+def deltas(events: list[LaneEvent]) -> int:
+    return sum(str(getattr(e, "type", "")).endswith(".delta") for e in events)
+
+
 def post_url(server: StreamServer, query: str) -> str:
     return f"{server.url}/v1/responses?{query}"
 
@@ -122,6 +126,21 @@ def test_an_agent_run_replays_from_the_start(stream_server: StreamServer, client
     assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
     assert str(want_lane.snapshot.to_api()["id"]).startswith("resp_run_")
     assert resumes(stream_server) == [{"stream": "true", "starting_after": "0"}]
+
+
+def test_a_resume_past_the_window_assembles_from_final_items(
+    stream_server: StreamServer, client: str
+) -> None:
+    # Past the resume window the server sends only the finished items and
+    # response.completed: no deltas, yet the snapshot is the uncut stream's.
+    lane, result = resumed(stream_server, client, "fallback=1&cut=9:25")
+    want_lane, want_events = uncut()
+    assert result.exc is None and lane.outcome is Outcome.COMPLETED
+    assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
+    assert result.events[-1] == want_events[-1]
+    assert deltas(result.events) < deltas(want_events)  # the deltas after the cut never came
+    (query,) = resumes(stream_server)
+    assert query["starting_after"] == str(last_sequence_before(9))
 
 
 def test_the_server_refuses_what_kindo_refuses(stream_server: StreamServer) -> None:
