@@ -66,14 +66,21 @@ COMPLETED_STOP_REASONS = frozenset({"end_turn", "tool_use", "stop_sequence", "pa
 #: Stop reasons of a turn cut short (the stream itself is complete).
 INCOMPLETE_STOP_REASONS = frozenset({"max_tokens", "refusal", "model_context_window_exceeded"})
 
-# The string-valued deltas: delta type -> (its field, the block types it
-# applies to, the event class, whether it replaces rather than appends).
-_STRING_DELTAS: dict[str, tuple[str, frozenset[str], Callable[..., BlockDelta], bool]] = {
-    "text_delta": ("text", frozenset({"text"}), TextDelta, False),
-    "thinking_delta": ("thinking", frozenset({"thinking"}), ThinkingDelta, False),
-    "input_json_delta": ("partial_json", TOOL_BLOCK_TYPES, InputJsonDelta, False),
-    "signature_delta": ("signature", frozenset({"thinking"}), SignatureDelta, True),
+# The string-valued deltas: delta type -> (its field, the event class, whether
+# it replaces rather than appends), and the block types each applies to.
+_Spec = tuple[str, Callable[..., BlockDelta], bool]
+_STRING_DELTAS: dict[str, _Spec] = {
+    "text_delta": ("text", TextDelta, False),
+    "thinking_delta": ("thinking", ThinkingDelta, False),
+    "input_json_delta": ("partial_json", InputJsonDelta, False),
+    "signature_delta": ("signature", SignatureDelta, True),
 }
+_SPECS_BY_BLOCK_TYPE: dict[str, dict[str, _Spec]] = {
+    "text": {"text_delta": _STRING_DELTAS["text_delta"]},
+    "thinking": {k: _STRING_DELTAS[k] for k in ("thinking_delta", "signature_delta")},
+    **{t: {"input_json_delta": _STRING_DELTAS["input_json_delta"]} for t in TOOL_BLOCK_TYPES},
+}
+_NO_SPECS: dict[str, _Spec] = {}
 
 # The block a delta implies when it arrives for a block that never started.
 _IMPLIED_BLOCKS: dict[str, dict[str, Any]] = {
@@ -110,8 +117,9 @@ class MessagesLane(Lane[MessageSnapshot]):
         super().__init__(json_loads=json_loads, strict=strict, max_event_size=max_event_size)
         self._snap = MessageSnapshot(json_loads)
         self._data_only_seen = False
+        # The open blocks, by index, with the string deltas each accepts (hot path).
+        self._open: dict[int, tuple[ContentBlock, dict[str, _Spec]]] = {}
         self._handlers: dict[str, _Handler] = {
-            "content_block_delta": self._on_block_delta,
             "content_block_start": self._on_block_start,
             "content_block_stop": self._on_block_stop,
             "message_start": self._on_message_start,
@@ -143,6 +151,28 @@ class MessagesLane(Lane[MessageSnapshot]):
         name = sse.event
         if kind != name:
             kind = self._frame_type(name, kind)
+        if kind == "content_block_delta":
+            # The hot path, inline: a well-formed string delta for an open block
+            # of its kind. Anything else takes the validating path.
+            index = payload.get("index")
+            delta: Any = payload.get("delta")
+            if type(index) is int and type(delta) is dict:
+                entry = self._open.get(index)
+                if entry is not None:
+                    block, specs = entry
+                    delta_type: Any = delta.get("type")
+                    spec = specs.get(delta_type)
+                    if spec is not None:
+                        value = delta.get(spec[0])
+                        if type(value) is str:
+                            if spec[2]:
+                                block.signature = value
+                            else:
+                                block.parts.append(value)
+                            out.append(spec[1](payload, index, value))
+                            return
+            self._on_block_delta(payload, out)
+            return
         handler = self._handlers.get(kind)
         if handler is None:
             out.append(UnknownEvent(payload, kind))
@@ -225,7 +255,9 @@ class MessagesLane(Lane[MessageSnapshot]):
         if isinstance(content, list):
             for block in content:
                 if type(block) is dict:
-                    self._add_block(len(snap.content), block).stopped = True
+                    done = self._add_block(len(snap.content), block)
+                    done.stopped = True
+                    del self._open[done.index]
         out.append(MessageStart(payload, snap.id, snap.model, dict(snap.usage)))
 
     def _on_message_delta(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
@@ -320,6 +352,7 @@ class MessagesLane(Lane[MessageSnapshot]):
         new = ContentBlock(index, block, block_type)
         snap.content.append(new)
         snap.by_index[index] = new
+        self._open[index] = (new, _SPECS_BY_BLOCK_TYPE.get(block_type, _NO_SPECS))
         return new
 
     def _on_block_start(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
@@ -349,6 +382,7 @@ class MessagesLane(Lane[MessageSnapshot]):
         return index, block
 
     def _on_block_delta(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
+        """Every delta the hot path in ``_on_event`` did not take: validated, warned about."""
         delta = payload.get("delta")
         if type(delta) is not dict:
             raise self._bad("content_block_delta without a delta object", payload)
@@ -369,11 +403,11 @@ class MessagesLane(Lane[MessageSnapshot]):
             block = self._add_block(index, dict(implied))
         spec = _STRING_DELTAS.get(delta_type)
         if spec is not None:
-            field, block_types, event_class, replaces = spec
+            field, event_class, replaces = spec
             value = delta.get(field)
             if type(value) is not str:
                 raise self._bad(f"{delta_type} whose {field} is not a string", payload)
-            if block.type not in block_types:
+            if delta_type not in _SPECS_BY_BLOCK_TYPE.get(block.type, {}):
                 self._mismatch(block, delta_type, payload, delta, out)
             elif replaces:
                 block.signature = value
@@ -416,6 +450,7 @@ class MessagesLane(Lane[MessageSnapshot]):
         if block.stopped:
             return
         block.stopped = True
+        self._open.pop(index, None)
         if block.is_tool:
             self._finish_tool_input(block)
             start = block.start
