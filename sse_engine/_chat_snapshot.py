@@ -234,9 +234,9 @@ class ChatChoiceSnapshot:
 class ChatCompletionSnapshot:
     """The completion being streamed; ``to_api()`` gives the ``chat.completion`` object.
 
-    ``id``, ``model``, ``created`` and ``service_tier`` come from the first chunk
-    that has them; ``system_fingerprint`` and ``usage`` are the last values that
-    were not null (a later ``usage: null`` does not erase usage). ``choices``
+    ``id``, ``model`` and ``created`` come from the first chunk that has them;
+    ``system_fingerprint``, ``service_tier``, ``usage`` and ``moderation`` are the
+    last values that were not null (a later ``usage: null`` does not erase usage). ``choices``
     maps each choice index to its :class:`ChatChoiceSnapshot`.
     """
 

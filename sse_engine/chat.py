@@ -159,6 +159,9 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         fingerprint = payload.get("system_fingerprint")
         if fingerprint is not None:
             snap.system_fingerprint = fingerprint
+        tier = payload.get("service_tier")
+        if tier is not None:
+            snap.service_tier = tier
         choices = payload.get("choices")
         if choices:
             if type(choices) is list:
@@ -182,8 +185,6 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
             snap.model = payload.get("model")
         if snap.created is None:
             snap.created = payload.get("created")
-        if snap.service_tier is None:
-            snap.service_tier = payload.get("service_tier")
         self._need_identity = snap.id is None or snap.model is None or snap.created is None
 
     def _on_choice(
