@@ -207,7 +207,9 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         delta = choice.get("delta")
         if delta:
             if type(delta) is dict:
-                if state.finish_reason is not None:
+                if state.finish_reason is not None and any(
+                    v is not None and v != "" and k != "role" for k, v in delta.items()
+                ):
                     self._violation(
                         "delta_after_finish",
                         f"choice {index} got a delta after finish_reason {state.finish_reason!r}",

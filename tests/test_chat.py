@@ -727,6 +727,13 @@ def test_delta_after_finish_is_a_violation() -> None:
     lane, _ = run(body)
     assert codes(lane) == ["delta_after_finish"]
     assert lane.snapshot.choices[0].content == "ab"
+    # An empty delta after the finish (a usage chunk repeating the choice) is not one.
+    harmless = sse(
+        chunk([choice(content="a", finish="stop")]),
+        chunk([choice(content="", role="assistant", refusal=None)], usage={"total_tokens": 1}),
+        "[DONE]",
+    )
+    assert run(harmless, lane=ChatCompletionsLane(strict=True))[0].outcome is Outcome.COMPLETED
     with pytest.raises(ProtocolError):
         run(body, lane=ChatCompletionsLane(strict=True))
 
