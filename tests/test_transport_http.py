@@ -134,7 +134,7 @@ def split_capture(lane_name: str) -> list[bytes]:
 
 # -- 3. slow starts, thinking, silence ----------------------------------------------------------
 
-THINKING = "prelude=8&think=4:12&keepalive=30"
+THINKING = "prelude=10&think=4:14&keepalive=30"
 
 
 def lane_for(client: str) -> str:
@@ -147,17 +147,17 @@ def test_keepalives_during_a_slow_start_and_thinking_do_not_expire(
     stream_server: StreamServer, client: str
 ) -> None:
     lane_name = lane_for(client)
-    # 8 keepalives before the first event and 12 while "thinking", 30 ms apart: the
-    # no-events stretches (0.24 s, 0.36 s) exceed the idle budget (0.2 s), which
-    # the keepalives keep resetting: only bytes count there.
-    liveness = Liveness(idle_timeout=0.2, keepalive_only_timeout=2.0)
+    # 10 keepalives before the first event and 14 while "thinking", 30 ms apart: the
+    # no-events stretches (0.3 s, 0.42 s) exceed the idle budget (0.25 s), which the
+    # keepalives keep resetting: only bytes count there, and the no-events cap is 2 s.
+    liveness = Liveness(idle_timeout=0.25, keepalive_only_timeout=2.0)
     started = time.monotonic()
     lane, result = run(
-        stream_server, client, lane_name, THINKING, read_timeout=0.2, liveness=liveness
+        stream_server, client, lane_name, THINKING, read_timeout=0.25, liveness=liveness
     )
     assert result.exc is None
     assert_same(result, lane, fed_directly(lane_name, f"{lane_name}_basic"))
-    assert time.monotonic() - started >= 0.6  # the keepalives really took their time
+    assert time.monotonic() - started >= 0.72  # the keepalives really took their time
 
 
 def test_keepalive_only_cap_fires_while_bytes_keep_coming(
