@@ -593,15 +593,6 @@ def test_prestream_json_error(status: int, error_type: str, retryable: bool) -> 
     assert lane.snapshot.to_api()["content"] == []
 
 
-def test_prestream_capture_429() -> None:
-    lane = MessagesLane()
-    lane.start(429, [("Content-Type", "application/json")])
-    lane.feed(capture("messages_prestream_429.json"))
-    lane.close()
-    assert lane.error is not None and lane.error.type == "rate_limit_error"
-    assert lane.error.retryable and lane.error.status == 429
-
-
 @pytest.mark.parametrize(("status", "retryable"), [(502, True), (403, False)])
 def test_prestream_non_json_body(status: int, retryable: bool) -> None:
     lane = MessagesLane()
@@ -737,3 +728,39 @@ def test_odd_optional_fields_warn_and_do_not_crash() -> None:
     assert lane.outcome is Outcome.COMPLETED
     assert codes(lane).count("bad_field") == 4
     assert lane.snapshot.to_api()["content"][1] == {"kind": "untyped"}
+
+
+@pytest.mark.parametrize(
+    ("code", "body"),
+    [
+        ("duplicate_message_start", message_start() + message_start()),
+        ("block_index_mismatch", message_start() + block_start(3, {"type": "text", "text": ""})),
+        ("missing_block_start", message_start() + delta(0, type="text_delta", text="a")),
+        ("unknown_block_index", message_start() + block_stop(0)),
+        ("block_already_stopped", message_start() + TEXT_START + block_stop(0) + block_stop(0)),
+        ("delta_type_mismatch", message_start() + TEXT_START
+         + delta(0, type="signature_delta", signature="s")),
+        ("unclosed_block", message_start() + TEXT_START + message_delta() + MESSAGE_STOP),
+    ],
+)
+def test_ordering_violations_warn_or_raise_when_strict(code: str, body: bytes) -> None:
+    lane, _ = run(body)
+    assert code in codes(lane)
+    strict = MessagesLane(strict=True)
+    with pytest.raises(ProtocolError, match="strict mode"):
+        strict.feed(body)
+    assert strict.outcome is Outcome.FAILED
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "error_type"),
+    [("messages_prestream_429.json", 429, "rate_limit_error"),
+     ("messages_prestream_529.json", 529, "overloaded_error")],
+)
+def test_prestream_captures(name: str, status: int, error_type: str) -> None:
+    lane = MessagesLane()
+    lane.start(status, [("Content-Type", "application/json")])
+    lane.feed(capture(name))
+    lane.close()
+    assert lane.outcome is Outcome.FAILED and lane.error is not None
+    assert (lane.error.type, lane.error.status, lane.error.retryable) == (error_type, status, True)
