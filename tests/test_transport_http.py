@@ -55,7 +55,17 @@ def assert_same(
     assert lane.outcome is want_lane.outcome
     assert lane.error == want_lane.error
     assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
-    assert [w.code for w in lane.warnings] == [w.code for w in want_lane.warnings]
+    assert warning_codes(lane) == warning_codes(want_lane)
+
+
+# Bytes after the terminal event are reported as `event_after_end` when they come in
+# the same feed() as it, as `trailing_data` when they come in a later one: the lane
+# framework's warning depends on the chunking there (reported; same meaning).
+_AFTER_END = {"event_after_end": "after_end", "trailing_data": "after_end"}
+
+
+def warning_codes(lane: Lane[Any]) -> list[str]:
+    return [_AFTER_END.get(w.code, w.code) for w in lane.warnings]
 
 
 def end_of(result: Result) -> StreamEnd:
@@ -223,13 +233,24 @@ def test_pre_stream_errors_are_failed_with_status_and_retryable(
 # -- 5. a 200 with the failure inside the stream ---------------------------------------------
 
 
-@pytest.mark.parametrize("lane_name", sorted(LANES))
+# Each lane's error capture, and the slow starts whose 200 went out early (after
+# keepalives) so that their failure could only come inside the stream.
+IN_STREAM_FAILURES = [
+    ("chat", "chat_error"),
+    ("chat", "chat_slow_start_error"),
+    ("messages", "messages_error"),
+    ("responses", "responses_error"),
+    ("responses", "responses_slow_start_failed"),
+]
+
+
+@pytest.mark.parametrize(("lane_name", "capture"), IN_STREAM_FAILURES)
 def test_in_stream_failure_is_failed_like_the_bytes_say(
-    stream_server: StreamServer, client: str, lane_name: str
+    stream_server: StreamServer, client: str, lane_name: str, capture: str
 ) -> None:
-    lane, result = run(stream_server, client, lane_name, f"capture={lane_name}_error")
+    lane, result = run(stream_server, client, lane_name, f"capture={capture}")
     assert result.exc is None
-    assert_same(result, lane, fed_directly(lane_name, f"{lane_name}_error"))
+    assert_same(result, lane, fed_directly(lane_name, capture))
     assert lane.outcome is Outcome.FAILED and lane.error is not None
     assert lane.error.status is None
 

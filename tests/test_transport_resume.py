@@ -24,8 +24,10 @@ from sse_engine.responses import ResponsesLane
 CAPTURE = "responses_basic"
 
 
-def uncut(*, run: bool = False, ids: bool = False) -> tuple[ResponsesLane, list[LaneEvent]]:
-    data = capture_bytes(CAPTURE, run=run)
+def uncut(
+    capture: str = CAPTURE, *, run: bool = False, ids: bool = False
+) -> tuple[ResponsesLane, list[LaneEvent]]:
+    data = capture_bytes(capture, run=run)
     if ids:
         data = b"".join(with_id(event) for event in split_events(data))
     lane = ResponsesLane()
@@ -112,9 +114,17 @@ def test_the_server_honours_last_event_id(stream_server: StreamServer, client: s
     assert get.last_event_id == str(last_sequence_before(9))
 
 
-def test_an_agent_run_replays_from_the_start(stream_server: StreamServer, client: str) -> None:
-    lane, result = resumed(stream_server, client, "run=1&cut=9:25")
-    want_lane, want_events = uncut(run=True)
+# The basic capture with its id renamed resp_run_*, and Kindo's own agent-run shape.
+AGENT_RUNS = {"responses_basic": "run=1&", "responses_kindo_agent": ""}
+
+
+@pytest.mark.parametrize("capture", sorted(AGENT_RUNS))
+def test_an_agent_run_replays_from_the_start(
+    stream_server: StreamServer, client: str, capture: str
+) -> None:
+    query = f"{AGENT_RUNS[capture]}capture={capture}&cut=9:25"
+    lane, result = resumed(stream_server, client, query)
+    want_lane, want_events = uncut(capture, run=capture == "responses_basic")
     assert result.exc is None
     restarts = [i for i, e in enumerate(result.events) if isinstance(e, StreamRestarted)]
     assert len(restarts) == 1
