@@ -10,15 +10,19 @@ the start, announced by one ``StreamRestarted``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from server import CLIENTS, Result, StreamServer, capture_bytes, drive, split_events, with_id
 
 from sse_engine._lane import LaneEvent, StreamEnd, StreamRestarted
 from sse_engine._liveness import Liveness
 from sse_engine._outcome import Outcome
+from sse_engine._transport import iter_events
 from sse_engine.responses import ResponsesLane
 
 CAPTURE = "responses_basic"
@@ -231,3 +235,49 @@ def test_a_sync_read_timeout_is_resumed_too(stream_server: StreamServer) -> None
     )
     _, want_events = uncut()
     assert result.exc is None and result.events == want_events
+
+
+# -- in memory: a cut at any byte --------------------------------------------------------------
+
+BASIC = capture_bytes(CAPTURE)
+BASIC_EVENTS = split_events(BASIC)
+
+
+def replay(plan: Any, chunk: int) -> list[bytes]:
+    """What the server sends for ``plan``: the events after ``starting_after``, in pieces."""
+    after = plan.starting_after
+    body = b"".join(
+        e
+        for e in BASIC_EVENTS
+        if after is None or json.loads(e.split(b"data: ", 1)[1])["sequence_number"] > after
+    )
+    return [body[i : i + chunk] for i in range(0, len(body), chunk)]
+
+
+class Reset(ConnectionError):
+    pass
+
+
+def cut_at(offset: int, chunk: int) -> Iterator[bytes]:
+    for i in range(0, offset, chunk):
+        yield BASIC[i : min(i + chunk, offset)]
+    raise Reset(f"reset at byte {offset}")
+
+
+@settings(max_examples=150, deadline=None)
+@given(offset=st.integers(0, len(BASIC) - 1), chunk=st.integers(1, 400))
+def test_a_cut_at_any_byte_resumes_to_the_uncut_stream(offset: int, chunk: int) -> None:
+    want_lane, want_events = uncut()
+    lane = ResponsesLane()
+    got: list[LaneEvent] = []
+    try:
+        for event in iter_events(lane, cut_at(offset, chunk), reconnect=lambda p: replay(p, chunk)):
+            got.append(event)
+    except Reset:
+        # No response id yet (the cut came before response.created was complete):
+        # nothing to resume, the stream is TRUNCATED and the cause re-raised.
+        assert lane.resume_plan() is None and lane.outcome is Outcome.TRUNCATED
+        assert got == [StreamEnd(Outcome.TRUNCATED, lane.error)]
+        return
+    assert got == want_events
+    assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
