@@ -161,7 +161,7 @@ class MessagesLane(Lane[MessageSnapshot]):
                 if entry is not None:
                     block, specs = entry
                     delta_type: Any = delta.get("type")
-                    spec = specs.get(delta_type)
+                    spec = specs.get(delta_type) if type(delta_type) is str else None
                     if spec is not None:
                         value = delta.get(spec[0])
                         if type(value) is str:
@@ -388,6 +388,10 @@ class MessagesLane(Lane[MessageSnapshot]):
             raise self._bad("content_block_delta without a delta object", payload)
         index, block = self._block_for(payload, "content_block_delta")
         delta_type: Any = delta.get("type")
+        if type(delta_type) is not str:
+            self._warn("bad_field", f"a delta for block {index} has no string type")
+            out.append(OtherDelta(payload, index, str(delta_type), delta))
+            return
         if block is None:
             implied = _IMPLIED_BLOCKS.get(delta_type)
             if implied is None:
