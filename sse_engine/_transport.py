@@ -86,7 +86,6 @@ class _Driver:
     def __init__(
         self,
         lane: Lane[Any],
-        *,
         can_reconnect: bool,
         max_reconnects: int,
         liveness: Liveness | None,
@@ -240,13 +239,7 @@ def iter_events(
     that timeout fires, the stream ends with the ``idle_timeout`` code and
     the transport's exception is re-raised.
     """
-    driver = _Driver(
-        lane,
-        can_reconnect=reconnect is not None,
-        max_reconnects=max_reconnects,
-        liveness=liveness,
-        clock=clock,
-    )
+    driver = _Driver(lane, reconnect is not None, max_reconnects, liveness, clock)
     return _iter(driver, iter(chunks), reconnect, sleep)
 
 
@@ -330,13 +323,7 @@ async def aiter_events(
     or ``keepalive_only_timeout``) without any help from the transport; under
     another event loop only the between-chunk checks apply.
     """
-    driver = _Driver(
-        lane,
-        can_reconnect=reconnect is not None,
-        max_reconnects=max_reconnects,
-        liveness=liveness,
-        clock=clock,
-    )
+    driver = _Driver(lane, reconnect is not None, max_reconnects, liveness, clock)
     source = aiter(chunks)
     bounded = _bounded_reader() if driver.liveness is not None else None
     try:
