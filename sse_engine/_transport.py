@@ -78,9 +78,10 @@ class _Driver:
     """The decisions iter_events and aiter_events share; no I/O, no waiting.
 
     One instance per stream. ``feed`` handles a chunk, ``expired`` checks the
-    budgets at a chunk's arrival, ``next_step`` decides what a dropped
-    connection leads to (reconnect or the end), ``resumed`` prepares the lane
-    for a new connection and ``finish`` closes the lane with the right error.
+    budgets at a chunk's arrival, ``dropped`` and ``plan`` decide what a
+    dropped connection leads to (a reconnect or the end), ``resumed`` prepares
+    the lane for a new connection and ``finish`` closes the lane with the
+    error that says why it ended.
     """
 
     def __init__(
