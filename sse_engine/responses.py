@@ -296,7 +296,9 @@ class ResponsesLane(Lane[ResponseSnapshot]):
                 f"SSE event #{self._event_index} ({sse.event!r}): the data is JSON "
                 f"{type(payload).__name__}, not an object"
             )
-        kind = self._type_of(sse, payload)
+        kind = payload.get("type")
+        if kind != sse.event or type(kind) is not str:  # the usual case needs no checks
+            kind = self._type_of(sse, payload)
         seq = payload.get("sequence_number")
         if type(seq) is int:
             last = self._last_seq
