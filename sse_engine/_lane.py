@@ -130,6 +130,7 @@ class Lane(Generic[S]):
         #: bytes keep being parsed and ``_on_event`` still sees each event, with
         #: ``outcome`` already set. Cleared, later events are trailing data again.
         self._post_end_events = False
+        self._discarding = False
 
     # -- what subclasses provide -------------------------------------------
 
@@ -149,6 +150,16 @@ class Lane(Generic[S]):
     def resume_plan(self) -> Any:
         """How to reconnect a dropped stream; None when the lane cannot resume."""
         return None
+
+    @property
+    def retry(self) -> int | None:
+        """The stream's last valid ``retry:`` (ms): how long to wait before reconnecting."""
+        return self._parser.retry
+
+    @property
+    def last_event_id(self) -> str:
+        """The SSE last event ID of the current connection (for ``Last-Event-ID``)."""
+        return self._parser.last_event_id
 
     # -- the public cycle ----------------------------------------------------
 
@@ -183,16 +194,23 @@ class Lane(Generic[S]):
                 self._collect_body(data)
                 return []
             self._raise_not_open()
-        if self.outcome is not None and not self._post_end_events:
-            self._trailing_bytes(len(data))
+        if self._discarding:
             return []
+        # Bytes after the verdict are still parsed, so that what is reported
+        # about them (one event_after_end per event) does not depend on how
+        # the reads were split.
         parser = self._parser
         self._bytes_before = parser.bytes_fed
         try:
             sses = parser.feed(data)
         except EventTooLarge as exc:
             out = self._interpret(exc.events)
-            self._fail(exc, out)
+            if self.outcome is None or self._post_end_events:
+                self._fail(exc, out)
+            # Oversized garbage after the verdict changes nothing: drop the rest.
+            self._discarding = True
+            self._warn("trailing_data", f"bytes after {self.terminal_event_name} ignored: {exc}")
+            return out
         return self._interpret(sses)
 
     def close(self) -> list[LaneEvent]:
@@ -209,6 +227,11 @@ class Lane(Generic[S]):
         if state is _ERROR_BODY:
             return self._end_with_error_body()
         out: list[LaneEvent] = []
+        if self.outcome is not None and self._parser.in_event and not self._discarding:
+            self._warn(
+                "trailing_data",
+                f"an unterminated event after {self.terminal_event_name} was discarded",
+            )
         if self.outcome is None:
             if self._parser.in_event:
                 self._warn(
@@ -273,6 +296,7 @@ class Lane(Generic[S]):
         self.outcome = None
         self.error = None
         self._post_end_events = False
+        self._discarding = False
 
     # -- internals -------------------------------------------------------------
 
@@ -316,14 +340,6 @@ class Lane(Generic[S]):
         if self._state is _FAILED:
             raise ProtocolError(f"this lane failed earlier: {self._failure}") from self._failure
         raise UsageError("feed() called after close(): the stream has ended")
-
-    def _trailing_bytes(self, count: int) -> None:
-        if count and not any(w.code == "trailing_data" for w in self.warnings):
-            self._warn(
-                "trailing_data",
-                f"bytes after {self.terminal_event_name} were ignored "
-                f"(from byte {self._parser.bytes_fed} on)",
-            )
 
     def _collect_body(self, data: bytes | bytearray | memoryview) -> None:
         room = (self.max_event_size or 1 << 62) - len(self._body)

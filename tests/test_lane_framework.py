@@ -111,13 +111,43 @@ def test_cut_inside_an_event_warns_that_it_was_discarded() -> None:
 def test_trailing_bytes_after_the_end_are_ignored_with_a_warning() -> None:
     lane = ToyLane()
     events = lane.feed(GOOD + frame("delta", {"text": "late"}))
-    events += lane.feed(frame("delta", {"text": "later"}))
+    events += lane.feed(frame("delta", {"text": "later"}) + b"data: cut")
     events += lane.close()
     assert lane.snapshot.text == "Hello"
     assert sum(isinstance(e, StreamEnd) for e in events) == 1
     codes = [w.code for w in lane.warnings]
-    assert codes == ["event_after_end", "trailing_data"]
-    assert lane.warnings[0].event_index == 3
+    assert codes == ["event_after_end", "event_after_end", "trailing_data"]
+    assert [w.event_index for w in lane.warnings[:2]] == [3, 4]
+
+
+def test_warnings_after_the_end_do_not_depend_on_the_chunking() -> None:
+    body = GOOD + frame("delta", {"text": "late"}) + b": keepalive\n\ndata: cut"
+    reference = ToyLane()
+    reference.feed(body)
+    reference.close()
+    for cut in range(len(body) + 1):
+        lane = ToyLane()
+        lane.feed(body[:cut])
+        lane.feed(body[cut:])
+        lane.close()
+        assert [(w.code, w.event_index) for w in lane.warnings] == [
+            (w.code, w.event_index) for w in reference.warnings
+        ]
+
+
+def test_oversized_garbage_after_the_end_is_dropped_not_raised() -> None:
+    lane = ToyLane(max_event_size=100)
+    events = lane.feed(GOOD) + lane.feed(b"data: " + b"x" * 500) + lane.feed(b"more\n\n")
+    events += lane.close()
+    assert lane.outcome is Outcome.COMPLETED
+    assert [w.code for w in lane.warnings] == ["trailing_data"]
+    assert "max_event_size=100" in lane.warnings[0].message
+
+
+def test_retry_and_last_event_id_are_readable_from_the_lane() -> None:
+    lane = ToyLane()
+    lane.feed(b"retry: 2500\nid: 7\n" + frame("delta", {"text": "a"}))
+    assert (lane.retry, lane.last_event_id) == (2500, "7")
 
 
 def test_invalid_json_is_a_protocol_error_that_keeps_earlier_events_and_is_sticky() -> None:
