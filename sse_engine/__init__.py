@@ -1,23 +1,53 @@
-"""sse_engine: a pure-Python, sans-IO Server-Sent Events engine for LLM streaming APIs."""
+"""sse_engine: a pure-Python, sans-IO Server-Sent Events engine for LLM streaming APIs.
+
+Layers: :class:`SSEParser` (bytes to events, the WHATWG algorithm), three lanes
+(:class:`ChatCompletionsLane`, :class:`ResponsesLane`, :class:`MessagesLane`:
+events to typed events, a snapshot and an :class:`Outcome`), and thin edges
+(:func:`iter_events` / :func:`aiter_events`, :class:`Liveness`, the encoder).
+Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
+and :mod:`sse_engine.messages`.
+"""
 
 from sse_engine._encoder import encode_comment, encode_event, encode_json
 from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
 from sse_engine._lane import Lane, LaneEvent, LaneWarning, StreamEnd, StreamRestarted
+from sse_engine._liveness import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_KEEPALIVE_ONLY_TIMEOUT,
+    Liveness,
+    LivenessVerdict,
+)
 from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
 from sse_engine._sse import Comment, ServerSentEvent
+from sse_engine._transport import DEFAULT_MAX_RECONNECTS, aiter_events, iter_events
+from sse_engine.chat import ChatCompletionsLane, ChatCompletionSnapshot
+from sse_engine.messages import MessagesLane, MessageSnapshot
+from sse_engine.responses import ResponsesLane, ResponseSnapshot, ResumePlan
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_KEEPALIVE_ONLY_TIMEOUT",
     "DEFAULT_MAX_EVENT_SIZE",
+    "DEFAULT_MAX_RECONNECTS",
+    "ChatCompletionSnapshot",
+    "ChatCompletionsLane",
     "Comment",
     "EventTooLarge",
     "Lane",
     "LaneEvent",
     "LaneWarning",
+    "Liveness",
+    "LivenessVerdict",
+    "MessageSnapshot",
+    "MessagesLane",
     "Outcome",
     "ProtocolError",
+    "ResponseSnapshot",
+    "ResponsesLane",
+    "ResumePlan",
     "SSEEngineError",
     "SSEParser",
     "ServerSentEvent",
@@ -25,8 +55,10 @@ __all__ = [
     "StreamError",
     "StreamRestarted",
     "UsageError",
+    "aiter_events",
     "encode_comment",
     "encode_event",
     "encode_json",
     "is_retryable",
+    "iter_events",
 ]

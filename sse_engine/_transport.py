@@ -164,7 +164,7 @@ class _Driver:
             # report which budget it was.
             checked = self.liveness.check(self.clock())
             verdict = None if checked is LivenessVerdict.OK else checked
-        retry = getattr(getattr(self.lane, "_parser", None), "retry", None)
+        retry = self.lane.retry
         if retry is not None:
             self.retry_ms = retry
         return _Drop(exc, verdict)
