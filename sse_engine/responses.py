@@ -319,7 +319,7 @@ class ResponsesLane(Lane[ResponseSnapshot]):
         elif seq is None:
             self._warn_once("missing_sequence_number", f"{kind} has no sequence_number")
         else:
-            self._warn("malformed_event", f"{kind}: sequence_number {seq!r} is not an integer")
+            self._violation("malformed_event", f"{kind}: sequence_number {seq!r} is not an integer")
             seq = None
         handler = self._handlers.get(kind)
         if handler is None:
@@ -344,7 +344,7 @@ class ResponsesLane(Lane[ResponseSnapshot]):
                 )
             return kind
         if kind is not None:
-            self._warn("malformed_event", f"the JSON type {kind!r} is not a string")
+            self._violation("malformed_event", f"the JSON type {kind!r} is not a string")
         if event == "message" and type(payload.get("error")) is dict:
             return "error"  # an error frame without event: line or type
         return event
@@ -426,7 +426,9 @@ class ResponsesLane(Lane[ResponseSnapshot]):
                 payload = self._decode(sse)
             except ProtocolError:
                 payload = None
-        if type(payload) is dict and self._type_of(sse, payload) == "response.failed":
+        kind = payload.get("type", sse.event) if type(payload) is dict else None
+        if kind == "response.failed":
+            assert type(payload) is dict
             try:
                 response = self._response_of("response.failed", payload)
             except _Malformed:

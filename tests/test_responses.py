@@ -922,6 +922,25 @@ def test_a_wrong_typed_field_passes_through_with_a_warning(
         ResponsesLane(strict=True).feed(sse(payload))
 
 
+@pytest.mark.parametrize(("field", "value"), [("sequence_number", "7"), ("type", 12)])
+def test_a_wrong_typed_number_or_type_is_tolerated_unless_strict(field: str, value: Any) -> None:
+    payload = {**payload_for("response.created"), field: value}
+    lane = ResponsesLane()
+    events = typed(lane.feed(sse(payload, event="response.created")))
+    assert isinstance(events[0], ResponseLifecycleEvent)  # typed by the event: line if need be
+    assert codes(lane) == ["malformed_event"]
+    with pytest.raises(ProtocolError, match=r"not an integer|not a string"):
+        ResponsesLane(strict=True).feed(sse(payload, event="response.created"))
+
+
+def test_a_strict_lane_does_not_raise_on_what_follows_an_error() -> None:
+    odd = b'event: response.failed\ndata: {"type": 5, "response": {}}\n\n'
+    lane = ResponsesLane(strict=True)
+    lane.feed(frames([*partial_stream(), ERROR_SHAPES["flat"]]) + odd + b"data: {bad json\n\n")
+    lane.close()
+    assert lane.outcome is Outcome.FAILED and codes(lane) == ["event_after_end", "event_after_end"]
+
+
 def test_a_terminal_event_with_a_malformed_response_still_ends_the_stream() -> None:
     lane, events = run(frames([{"type": "response.completed", "response": "done"}]))
     assert lane.outcome is Outcome.COMPLETED and "malformed_event" in codes(lane)
