@@ -26,11 +26,9 @@ during it, best of N rounds, sides interleaved round by round.
 
 from __future__ import annotations
 
-import gc
 import json
 import random
 import sys
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -41,6 +39,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import corpora
+from benchmarks.bench_chat import _orjson_loads, _time
 from sse_engine.responses import ResponsesLane
 
 __all__ = ["agent_stream", "main", "run"]
@@ -232,27 +231,6 @@ def _sdk_runner() -> Callable[[list[bytes]], Any] | None:
         return stream.get_final_response()
 
     return sdk_run
-
-
-def _orjson_loads() -> Callable[[str], Any] | None:
-    try:
-        import orjson
-    except ImportError:  # pragma: no cover
-        return None
-    loads: Callable[[str], Any] = orjson.loads
-    return loads
-
-
-def _time(fn: Callable[[list[bytes]], Any], chunks: list[bytes]) -> float:
-    """Seconds for one complete run, with the garbage collector off."""
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        fn(chunks)
-        return time.perf_counter() - start
-    finally:
-        gc.enable()
 
 
 def _without_sdk_additions(value: Any) -> Any:

@@ -214,7 +214,7 @@ class ResponsesLane(Lane[ResponseSnapshot]):
             "response.image_generation_call.partial_image": self._on_partial_image,
             "response.shell_call_command.added": self._on_shell_command,
             "response.shell_call_command.done": self._on_shell_command,
-            "response.shell_call_command.delta": self._on_shell_command_delta,
+            "response.shell_call_command.delta": self._on_shell_command,
             "response.shell_call_output_content.delta": self._on_shell_output,
             "response.shell_call_output_content.done": self._on_shell_output,
         }
@@ -530,16 +530,28 @@ class ResponsesLane(Lane[ResponseSnapshot]):
             self._open = state
         return state
 
-    def _live(self, state: OutputItem, kind: str) -> bool:
-        """Whether the item may still change; content after its ``done`` is a violation."""
+    def _about(
+        self, kind: str, payload: dict[str, Any], item_kind: str
+    ) -> tuple[OutputItem | None, str | None, int]:
+        """What an item-level event is about: ``(item, item_id, output_index)``.
+
+        ``item`` is None when the item is already done: content after its
+        ``done`` is an ``item_reopened`` violation and changes nothing (new text
+        after a tool call belongs in a new item). ``item_id`` is the payload's,
+        else the item's.
+        """
+        item_id = _opt(payload, "item_id", str)
+        state = self._item(payload.get("output_index"), item_id, item_kind)
+        if item_id is None:
+            item_id = state.id
         if not state.done:
-            return True
+            return state, item_id, state.output_index
         self._violation(
             "item_reopened",
             f"{kind} for output item #{state.output_index} after it was done (ignored; "
             "new text after a tool call belongs in a new item)",
         )
-        return False
+        return None, item_id, state.output_index
 
     def _on_item_status(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
@@ -563,23 +575,15 @@ class ResponsesLane(Lane[ResponseSnapshot]):
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
         delta = _str(payload, "delta")
-        item_id = _opt(payload, "item_id", str)
         content_index = _opt(payload, "content_index", int, 0)
         logprobs = _opt(payload, "logprobs", list)
         item_kind, part_kind = _CONTENT_KINDS[kind]
-        state = self._item(payload.get("output_index"), item_id, item_kind)
-        if not state.done or self._live(state, kind):
+        state, item_id, index = self._about(kind, payload, item_kind)
+        if state is not None:
             state.part(content_index, part_kind).append(delta)
         out.append(
             ResponseContentDeltaEvent(
-                kind,
-                seq,
-                item_id if item_id is not None else state.id,
-                state.output_index,
-                content_index,
-                delta,
-                logprobs,
-                raw=payload,
+                kind, seq, item_id, index, content_index, delta, logprobs, raw=payload
             )
         )
 
@@ -588,14 +592,11 @@ class ResponsesLane(Lane[ResponseSnapshot]):
     ) -> None:
         item_kind, part_kind = _CONTENT_KINDS[kind]
         text = _str(payload, "refusal" if part_kind == "refusal" else "text")
-        item_id = _opt(payload, "item_id", str)
         content_index = _opt(payload, "content_index", int, 0)
         logprobs = _opt(payload, "logprobs", list)
-        state = self._item(payload.get("output_index"), item_id, item_kind)
-        if self._live(state, kind):
+        state, item_id, index = self._about(kind, payload, item_kind)
+        if state is not None:
             state.part(content_index, part_kind).set(text)
-        item_id = item_id if item_id is not None else state.id
-        index = state.output_index
         event: ResponsesEvent
         if part_kind == "refusal":
             event = ResponseRefusalDoneEvent(
@@ -611,42 +612,32 @@ class ResponsesLane(Lane[ResponseSnapshot]):
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
         part = _dict(payload, "part")
-        item_id = _opt(payload, "item_id", str)
         content_index = _opt(payload, "content_index", int, 0)
-        state = self._item(payload.get("output_index"), item_id, "message")
-        if self._live(state, kind):
+        state, item_id, index = self._about(kind, payload, "message")
+        if state is not None:
             if kind.endswith("done"):
                 state.part(content_index, "output_text").finish(part)
             elif content_index not in state.parts:  # else deltas came first: keep their text
                 state.parts[content_index] = ContentPart(part)
         out.append(
-            ResponseContentPartEvent(
-                kind,
-                seq,
-                item_id if item_id is not None else state.id,
-                state.output_index,
-                content_index,
-                part,
-                raw=payload,
-            )
+            ResponseContentPartEvent(kind, seq, item_id, index, content_index, part, raw=payload)
         )
 
     def _on_annotation(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
-        item_id = _opt(payload, "item_id", str)
         content_index = _opt(payload, "content_index", int, 0)
         annotation_index = _opt(payload, "annotation_index", int, -1)
         annotation = payload.get("annotation")
-        state = self._item(payload.get("output_index"), item_id, "message")
-        if annotation is not None and self._live(state, kind):
+        state, item_id, index = self._about(kind, payload, "message")
+        if state is not None and annotation is not None:
             state.part(content_index, "output_text").annotate(annotation_index, annotation)
         out.append(
             ResponseAnnotationEvent(
                 kind,
                 seq,
-                item_id if item_id is not None else state.id,
-                state.output_index,
+                item_id,
+                index,
                 content_index,
                 annotation_index,
                 annotation,
@@ -660,41 +651,21 @@ class ResponsesLane(Lane[ResponseSnapshot]):
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
         delta = _str(payload, "delta")
-        item_id = _opt(payload, "item_id", str)
         item_kind, field = _CALL_KINDS[kind]
-        state = self._item(payload.get("output_index"), item_id, item_kind)
-        if not state.done or self._live(state, kind):
+        state, item_id, index = self._about(kind, payload, item_kind)
+        if state is not None:
             state.call(field).append(delta)
-        out.append(
-            ResponseCallDeltaEvent(
-                kind,
-                seq,
-                item_id if item_id is not None else state.id,
-                state.output_index,
-                delta,
-                raw=payload,
-            )
-        )
+        out.append(ResponseCallDeltaEvent(kind, seq, item_id, index, delta, raw=payload))
 
     def _on_call_done(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
         item_kind, field = _CALL_KINDS[kind]
         value = _str(payload, field)
-        item_id = _opt(payload, "item_id", str)
-        state = self._item(payload.get("output_index"), item_id, item_kind)
-        if self._live(state, kind):
+        state, item_id, index = self._about(kind, payload, item_kind)
+        if state is not None:
             state.call(field).set(value)
-        out.append(
-            _CALL_DONE_EVENTS[field](
-                kind,
-                seq,
-                item_id if item_id is not None else state.id,
-                state.output_index,
-                value,
-                raw=payload,
-            )
-        )
+        out.append(_CALL_DONE_EVENTS[field](kind, seq, item_id, index, value, raw=payload))
 
     # -- reasoning summaries -----------------------------------------------------------
 
@@ -702,25 +673,17 @@ class ResponsesLane(Lane[ResponseSnapshot]):
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
         part = _dict(payload, "part")
-        item_id = _opt(payload, "item_id", str)
         summary_index = _opt(payload, "summary_index", int, 0)
         status = _opt(payload, "status", str)
-        state = self._item(payload.get("output_index"), item_id, "reasoning")
-        if self._live(state, kind):
+        state, item_id, index = self._about(kind, payload, "reasoning")
+        if state is not None:
             if kind.endswith("done"):
                 state.summary_part(summary_index).finish(part)
             elif summary_index not in state.summary:
                 state.summary[summary_index] = ContentPart(part)
         out.append(
             ResponseSummaryPartEvent(
-                kind,
-                seq,
-                item_id if item_id is not None else state.id,
-                state.output_index,
-                summary_index,
-                part,
-                status,
-                raw=payload,
+                kind, seq, item_id, index, summary_index, part, status, raw=payload
             )
         )
 
@@ -729,27 +692,16 @@ class ResponsesLane(Lane[ResponseSnapshot]):
     ) -> None:
         is_delta = kind.endswith("delta")
         text = _str(payload, "delta" if is_delta else "text")
-        item_id = _opt(payload, "item_id", str)
         summary_index = _opt(payload, "summary_index", int, 0)
-        state = self._item(payload.get("output_index"), item_id, "reasoning")
-        if self._live(state, kind):
+        state, item_id, index = self._about(kind, payload, "reasoning")
+        if state is not None:
             buffer = state.summary_part(summary_index)
             if is_delta:
                 buffer.append(text)
             else:
                 buffer.set(text)
         cls = ResponseSummaryTextDeltaEvent if is_delta else ResponseSummaryTextDoneEvent
-        out.append(
-            cls(
-                kind,
-                seq,
-                item_id if item_id is not None else state.id,
-                state.output_index,
-                summary_index,
-                text,
-                raw=payload,
-            )
-        )
+        out.append(cls(kind, seq, item_id, index, summary_index, text, raw=payload))
 
     # -- hosted tools ------------------------------------------------------------------
 
@@ -775,46 +727,37 @@ class ResponsesLane(Lane[ResponseSnapshot]):
     def _on_shell_command(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
-        command = _str(payload, "command")
-        command_index = _opt(payload, "command_index", int, 0)
-        state = self._item(payload.get("output_index"), None, "shell_call")
-        if self._live(state, kind):
-            if kind.endswith("added"):
-                state.commands[command_index] = TextBuffer(command)
-            else:
-                state.command(command_index).set(command)
-        out.append(
-            ResponseShellCommandEvent(
-                kind, seq, state.output_index, command_index, command, raw=payload
-            )
-        )
-
-    def _on_shell_command_delta(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
-    ) -> None:
-        delta = _str(payload, "delta")
+        is_delta = kind.endswith("delta")
+        text = _str(payload, "delta" if is_delta else "command")
         command_index = _opt(payload, "command_index", int, 0)
         obfuscation = _opt(payload, "obfuscation", str)
-        state = self._item(payload.get("output_index"), None, "shell_call")
-        if self._live(state, kind):
-            state.command(command_index).append(delta)
-        out.append(
-            ResponseShellCommandDeltaEvent(
-                kind, seq, state.output_index, command_index, delta, obfuscation, raw=payload
+        state, _, index = self._about(kind, payload, "shell_call")
+        if state is not None:
+            if is_delta:
+                state.command(command_index).append(text)
+            elif kind.endswith("added"):
+                state.commands[command_index] = TextBuffer(text)
+            else:
+                state.command(command_index).set(text)
+        event: ResponsesEvent
+        if is_delta:
+            event = ResponseShellCommandDeltaEvent(
+                kind, seq, index, command_index, text, obfuscation, raw=payload
             )
-        )
+        else:
+            event = ResponseShellCommandEvent(kind, seq, index, command_index, text, raw=payload)
+        out.append(event)
 
     def _on_shell_output(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
-        item_id = _opt(payload, "item_id", str)
         command_index = _opt(payload, "command_index", int, 0)
         is_delta = kind.endswith("delta")
         value: Any = _dict(payload, "delta") if is_delta else payload.get("output")
         if not is_delta and type(value) is not list:
             raise _Malformed(f"'output' must be a list, got {type(value).__name__}")
-        state = self._item(payload.get("output_index"), item_id, "shell_call_output")
-        if self._live(state, kind):
+        state, item_id, index = self._about(kind, payload, "shell_call_output")
+        if state is not None:
             outputs = state.shell_output
             if not is_delta:
                 outputs[command_index] = value
@@ -825,9 +768,8 @@ class ResponsesLane(Lane[ResponseSnapshot]):
                 for name, text in value.items():
                     if type(text) is str:
                         streams.setdefault(name, TextBuffer()).append(text)
-        item_id = item_id if item_id is not None else state.id
         cls = ResponseShellOutputDeltaEvent if is_delta else ResponseShellOutputDoneEvent
-        out.append(cls(kind, seq, item_id, state.output_index, command_index, value, raw=payload))
+        out.append(cls(kind, seq, item_id, index, command_index, value, raw=payload))
 
     def _on_audio(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
