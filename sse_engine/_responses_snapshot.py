@@ -70,27 +70,31 @@ class ContentPart(TextBuffer):
     ``part`` is the part object as last announced (``content_part.added``, or
     ``.done`` which replaces it); ``field`` is where its text lives (``text``, or
     ``refusal`` for a refusal part); ``annotations`` are the part's citations,
-    including those added by ``annotation.added`` events.
+    including those added by ``annotation.added`` events; ``done`` is True
+    once ``content_part.done`` (or ``reasoning_summary_part.done``) arrived.
     """
 
     __slots__ = ("annotations", "done", "field", "part")
 
     def __init__(self, part: dict[str, Any]) -> None:
+        self._load(part)
+        self.done = False
+
+    def _load(self, part: dict[str, Any]) -> None:
         field = self.field = "refusal" if part.get("type") == "refusal" else "text"
-        super().__init__(part.get(field))
+        TextBuffer.__init__(self, part.get(field))
         self.part = part
         annotations = part.get("annotations")
         self.annotations: list[Any] | None = (
             list(annotations) if type(annotations) is list else None
         )
-        self.done = False
 
     def finish(self, part: dict[str, Any]) -> None:
-        """``content_part.done``: the final part replaces the announced one."""
-        final = ContentPart(part)
-        text = part.get(final.field)
-        self.part, self.field, self.annotations = part, final.field, final.annotations
-        self._pieces, self._final = final._pieces, text if type(text) is str else None
+        """``content_part.done``: the final part replaces the announced one and its text."""
+        self._load(part)
+        text = part.get(self.field)
+        if type(text) is str:
+            self.set(text)
         self.done = True
 
     def annotate(self, index: int, annotation: Any) -> None:

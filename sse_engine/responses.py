@@ -389,14 +389,7 @@ class ResponsesLane(Lane[ResponseSnapshot]):
     def _on_terminal(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
-        try:
-            response = self._response_of(kind, payload)
-        except _Malformed as exc:  # still the verdict: decide it from the type
-            self._violation("malformed_event", f"{kind}: {exc}")
-            response = {}
-        self._note_id(kind, response)
-        self._snap.finish(response)
-        out.append(ResponseTerminalEvent(kind, seq, response, raw=payload))
+        response = self._record_terminal(kind, payload, seq, out)
         if kind == "response.failed":
             self._end(Outcome.FAILED, _failure_of(response), out)
         elif kind == "response.incomplete":
@@ -406,6 +399,21 @@ class ResponsesLane(Lane[ResponseSnapshot]):
             if unfinished:
                 self._warn("unfinished_items", f"{kind} while items {unfinished} were never done")
             self._end(Outcome.COMPLETED, None, out)
+
+    def _record_terminal(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> dict[str, Any]:
+        """The terminal event's response object becomes the snapshot's final word."""
+        try:
+            response = self._response_of(kind, payload)
+        except _Malformed as exc:  # still the verdict: the type decides it
+            if self.outcome is None:  # nothing raises after the verdict (see _after_error)
+                self._violation("malformed_event", f"{kind}: {exc}")
+            response = {}
+        self._note_id(kind, response)
+        self._snap.finish(response)
+        out.append(ResponseTerminalEvent(kind, seq, response, raw=payload))
+        return response
 
     def _on_error(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
@@ -426,20 +434,12 @@ class ResponsesLane(Lane[ResponseSnapshot]):
                 payload = self._decode(sse)
             except ProtocolError:
                 payload = None
-        kind = payload.get("type", sse.event) if type(payload) is dict else None
-        if kind == "response.failed":
-            assert type(payload) is dict
-            try:
-                response = self._response_of("response.failed", payload)
-            except _Malformed:
-                response = {}
+        if type(payload) is dict and payload.get("type", sse.event) == "response.failed":
             seq = payload.get("sequence_number")
             seq = seq if type(seq) is int else None
             if seq is not None and (self._last_seq is None or seq > self._last_seq):
                 self._last_seq = seq
-            self._note_id("response.failed", response)
-            self._snap.finish(response)
-            out.append(ResponseTerminalEvent("response.failed", seq, response, raw=payload))
+            self._record_terminal("response.failed", payload, seq, out)
             return
         self._warn("event_after_end", f"event {sse.event!r} after the error event was ignored")
 
