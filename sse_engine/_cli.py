@@ -1,4 +1,10 @@
-"""The ``sse-engine`` command line: the only module besides the transport glue that does I/O."""
+"""The ``sse-engine`` command line: the only module besides the transport glue that does I/O.
+
+Commands: ``parse`` (raw SSE events as JSON lines), ``inspect`` (a capture
+through its lane: :mod:`sse_engine._cli_inspect`, rendered by
+:mod:`sse_engine._cli_render`), ``demo`` (:mod:`sse_engine._cli_demo`) and
+``bench`` (:mod:`sse_engine._cli_bench`). See ``docs/cli.md``.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,10 @@ from collections.abc import Iterator, Sequence
 from importlib import resources
 from typing import BinaryIO
 
+from sse_engine._cli_bench import run_bench
+from sse_engine._cli_demo import run_demo
+from sse_engine._cli_inspect import LANES, Unreadable, inspect_body
+from sse_engine._cli_render import Style, render, use_color
 from sse_engine._errors import SSEEngineError
 from sse_engine._parser import SSEParser
 from sse_engine._sse import Comment
@@ -17,7 +27,8 @@ __all__ = ["main"]
 
 _READ_SIZE = 64 * 1024
 
-#: Exit statuses (documented in docs/cli.md).
+#: Exit statuses (documented in docs/cli.md): inspect also returns 1 (INCOMPLETE)
+#: and 2 (FAILED or TRUNCATED).
 EXIT_OK = 0
 EXIT_UNREADABLE = 3
 
@@ -62,6 +73,56 @@ def _parse(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _source_name(path: str | None) -> str:
+    if path is None:
+        return "sample.sse (bundled)"
+    return "<stdin>" if path == "-" else path
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    body = b"".join(_open_input(args.file))
+    try:
+        report = inspect_body(
+            body,
+            source=_source_name(args.file),
+            lane=args.lane,
+            status=args.status,
+            events=args.events,
+        )
+    except Unreadable as exc:
+        sys.stderr.write(f"sse-engine inspect: {_source_name(args.file)}: {exc}\n")
+        return EXIT_UNREADABLE
+    if args.json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, default=str) + "\n")
+    else:
+        sys.stdout.write(render(report, Style(use_color(sys.stdout, args.color))))
+    status: int = report["exit_status"]
+    return status
+
+
+def _demo(args: argparse.Namespace) -> int:
+    lanes = list(LANES) if args.lane == "all" else [args.lane]
+    style = Style(use_color(sys.stdout, args.color))
+    return run_demo(sys.stdout, style, lanes, bundled_capture)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    argv = ["--quick"] if args.quick else []
+    argv.append("--write" if args.write else "--no-write")
+    if args.only:
+        argv += ["--only", args.only]
+    return run_bench(sys.stdout, sys.stderr, argv)
+
+
+def _add_color(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the output: auto (default) = only on a terminal and when NO_COLOR is unset",
+    )
+
+
 def _build_parser() -> argparse.ArgumentParser:
     cli = argparse.ArgumentParser(
         prog="sse-engine",
@@ -82,6 +143,62 @@ def _build_parser() -> argparse.ArgumentParser:
         "--max-event-size", type=int, default=None, help="limit one event (characters)"
     )
     parse.set_defaults(handler=_parse)
+
+    inspect = commands.add_parser(
+        "inspect",
+        help="run a captured response body through its lane and say what it holds",
+        description="Run a captured response body (an SSE stream, or a JSON error body sent "
+        "instead of one) through the right lane and print the lane, the event counts, the "
+        "outcome and error, the assembled text, tool calls, reasoning, usage and every "
+        "warning with where it sits. Exit status: 0 completed, 1 incomplete, 2 failed or "
+        "truncated, 3 unreadable input.",
+    )
+    inspect.add_argument(
+        "file", nargs="?", help="capture to read; '-' for stdin; default: a bundled sample"
+    )
+    inspect.add_argument(
+        "--lane",
+        choices=("auto", *LANES),
+        default="auto",
+        help="the API's wire format (default: detected from the first events)",
+    )
+    inspect.add_argument("--json", action="store_true", help="print one JSON object")
+    inspect.add_argument("--events", action="store_true", help="also list every typed event")
+    inspect.add_argument(
+        "--status",
+        type=int,
+        metavar="HTTP_STATUS",
+        help="the HTTP status the body came with: non-2xx reads it as a JSON error body",
+    )
+    _add_color(inspect)
+    inspect.set_defaults(handler=_inspect)
+
+    demo = commands.add_parser(
+        "demo",
+        help="replay the bundled captures of every lane through inspect (no network)",
+        description="Replay bundled captures through inspect: per lane a normal stream, a "
+        "truncated one, an in-stream error and a pre-stream JSON error, plus a dropped "
+        "Responses stream resumed. Exit status 0 when every capture ends as expected.",
+    )
+    demo.add_argument(
+        "--lane", choices=("all", *LANES), default="all", help="only this lane's captures"
+    )
+    _add_color(demo)
+    demo.set_defaults(handler=_demo)
+
+    bench = commands.add_parser(
+        "bench",
+        help="run the parser and lane benchmarks (from a checkout of the repository)",
+        description="Run benchmarks/run.py (parser, peers when installed, lanes vs the "
+        "official SDKs) and print the tables. Needs a checkout: the benchmarks are not "
+        "part of the installed package (exit status 3 without them).",
+    )
+    bench.add_argument("--quick", action="store_true", help="a fast smoke run")
+    bench.add_argument(
+        "--write", action="store_true", help="also rewrite docs/benchmarks.md (default: print only)"
+    )
+    bench.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
+    bench.set_defaults(handler=_bench)
     return cli
 
 

@@ -1,0 +1,153 @@
+"""``sse-engine demo``: the bundled captures of every lane through ``inspect``, no network.
+
+Per lane: a normal stream with text and a tool call, a stream cut mid-way, a
+stream that fails inside, and a JSON error body sent instead of a stream
+(HTTP 429). Then a dropped Responses stream resumed: the bundled capture is
+cut, the resume plan is printed, and the events after the cut (taken from the
+same capture and re-encoded, as the server would replay them) are fed through
+``lane.resume()``; the final snapshot must equal the uncut stream's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+import attrs
+
+from sse_engine._cli_inspect import LANE_TITLES, exit_status, inspect_body, summary
+from sse_engine._cli_render import Style, render
+from sse_engine._cli_trace import LineIndex, trace
+from sse_engine._frames import encode_lane_events
+from sse_engine._outcome import Outcome
+from sse_engine.responses import ResponsesEvent, ResponsesLane
+
+__all__ = ["SCENARIOS", "Scenario", "run_demo"]
+
+#: The base URL the printed resume plan is joined to (nothing is sent).
+DEMO_BASE_URL = "https://api.openai.com/v1"
+_TEXT_LIMIT = 90
+
+
+@attrs.frozen
+class Scenario:
+    """One bundled capture, what it shows, and the outcome it must end with."""
+
+    capture: str
+    title: str
+    expected: Outcome
+    status: int | None = None
+
+
+def _scenarios(lane: str) -> list[Scenario]:
+    return [
+        Scenario(f"{lane}_basic.sse", "a normal stream: text and a tool call", Outcome.COMPLETED),
+        Scenario(f"{lane}_truncated.sse", "the connection dropped mid-stream", Outcome.TRUNCATED),
+        Scenario(f"{lane}_error.sse", "the server fails inside a 200 stream", Outcome.FAILED),
+        Scenario(
+            f"{lane}_prestream_429.json",
+            "a JSON error body instead of a stream (HTTP 429)",
+            Outcome.FAILED,
+            429,
+        ),
+    ]
+
+
+SCENARIOS: dict[str, list[Scenario]] = {lane: _scenarios(lane) for lane in LANE_TITLES}
+RESUME_CAPTURE = "responses_basic.sse"
+
+
+def _heading(style: Style, text: str) -> str:
+    return style(f"── {text} " + "─" * max(3, 78 - len(text)), "bold", "cyan")
+
+
+def run_demo(out: TextIO, style: Style, lanes: list[str], load: Any) -> int:
+    """Print every section; 0 when each capture ended as expected, else 1."""
+    ok = True
+    for lane in lanes:
+        out.write("\n" + style(f"{LANE_TITLES[lane]} lane", "bold") + "\n")
+        for scenario in SCENARIOS[lane]:
+            out.write(_heading(style, f"{scenario.capture}: {scenario.title}") + "\n")
+            report = inspect_body(
+                load(scenario.capture),
+                source=scenario.capture,
+                lane="auto" if scenario.status is None else lane,
+                status=scenario.status,
+            )
+            out.write(render(report, style, text_limit=_TEXT_LIMIT, compact=True))
+            if report["outcome"] != scenario.expected.value:
+                ok = False
+                out.write(style(f"  expected {scenario.expected.value.upper()}", "red") + "\n")
+        if lane == "responses":
+            ok = _resume(out, style, load(RESUME_CAPTURE)) and ok
+    verdict = "every capture ended as expected" if ok else "some captures did NOT end as expected"
+    out.write("\n" + style(f"demo: {verdict}", "bold", "green" if ok else "red") + "\n")
+    return 0 if ok else 1
+
+
+def _row(style: Style, label: str, text: str) -> str:
+    return style(label.ljust(10), "bold") + " " + text + "\n"
+
+
+def _resume(out: TextIO, style: Style, body: bytes) -> bool:
+    """Cut the capture, print the plan, resume with the rest, compare with the uncut run."""
+    out.write(_heading(style, f"{RESUME_CAPTURE} cut mid-stream, then resumed") + "\n")
+    uncut = ResponsesLane()
+    full = trace(uncut, body)
+    # Cut inside an event a little past the middle, as a dropped connection would.
+    cut = body.index(b"\n\n", len(body) * 3 // 5) - 10
+    lane = ResponsesLane()
+    trace(lane, body[:cut])
+    line = LineIndex(body).line_of(cut)
+    last = lane.last_sequence_number
+    out.write(_row(
+        style, "cut",
+        f"at byte {cut} of {len(body)} (line {line}): "
+        f"{style(str(lane.outcome.value).upper() if lane.outcome else '?', 'bold', 'red')}, "
+        f"last sequence_number {last}",
+    ))
+    plan = lane.resume_plan()
+    if plan is None:
+        out.write(style("  no resume plan", "red") + "\n")
+        return False
+    out.write(_row(style, "plan", f"{plan.method} {plan.url(DEMO_BASE_URL)}"))
+    headers = ", ".join(f"{k}: {v}" for k, v in plan.headers.items())
+    out.write(_row(
+        style, "",
+        f"headers: {headers}" if headers else
+        "headers: no Last-Event-ID (this capture sets no SSE id:; starting_after says where)",
+    ))
+    replay = [
+        located.event for located in full.events
+        if isinstance(located.event, ResponsesEvent)
+        and located.event.sequence_number is not None
+        and plan.starting_after is not None
+        and located.event.sequence_number > plan.starting_after
+    ]
+    continuation = b"".join(encode_lane_events(lane, replay))
+    restarted = lane.resume()
+    resumed = trace(lane, continuation)
+    out.write(_row(
+        style, "resume",
+        f"lane.resume() then {len(replay)} events replayed after sequence_number "
+        f"{plan.starting_after} ({len(continuation)} bytes, re-encoded from the capture)"
+        + (" [full replay]" if restarted else ""),
+    ))
+    outcome = lane.outcome
+    verdict = outcome.value.upper() if outcome else "?"
+    color = "green" if outcome is Outcome.COMPLETED else "red"
+    out.write(_row(
+        style, "outcome", f"{style(verdict, 'bold', color)}  exit status {exit_status(outcome)}"
+    ))
+    same = lane.snapshot.to_api() == uncut.snapshot.to_api()
+    out.write(_row(
+        style, "snapshot",
+        style("equals the uncut stream's to_api()", "green") if same
+        else style("DIFFERS from the uncut stream's to_api()", "red"),
+    ))
+    text = summary("responses", lane)["text"]
+    if len(text) > _TEXT_LIMIT:
+        text = f"{text[:_TEXT_LIMIT]}… (+{len(text) - _TEXT_LIMIT} chars)"
+    out.write(_row(style, "text", text))
+    warnings = [w.warning.code for w in resumed.warnings]
+    out.write(_row(style, "warnings", ", ".join(warnings) if warnings else "none"))
+    return same and outcome is Outcome.COMPLETED

@@ -1,0 +1,545 @@
+"""``sse-engine inspect``: what a captured response body says, as one JSON-ready report.
+
+:func:`inspect_body` classifies the input (an event stream, a pre-stream JSON
+error body, or something unreadable), picks the lane (auto-detected from the
+first events, or given), runs it with :func:`sse_engine._cli_trace.trace` and
+gathers the outcome, the assembled text, tool calls, reasoning, usage and the
+located warnings. Rendering is :mod:`sse_engine._cli_render`'s job.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from sse_engine._cli_trace import LineIndex, Trace, trace
+from sse_engine._lane import Lane, LaneEvent
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine._parser import SSEParser
+from sse_engine._sse import ServerSentEvent
+from sse_engine.chat import ChatCompletionsLane, ChatToolCallDone
+from sse_engine.messages import MessagesLane, UnknownEvent
+from sse_engine.responses import ResponseOutputItemEvent, ResponsesEvent, ResponsesLane
+
+__all__ = [
+    "EXIT_STATUS",
+    "LANES",
+    "LANE_TITLES",
+    "Unreadable",
+    "detect_lane",
+    "event_record",
+    "exit_status",
+    "inspect_body",
+    "new_lane",
+    "summary",
+]
+
+LANES: dict[str, type[Lane[Any]]] = {
+    "chat": ChatCompletionsLane,
+    "responses": ResponsesLane,
+    "messages": MessagesLane,
+}
+LANE_TITLES = {"chat": "Chat Completions", "responses": "Responses", "messages": "Messages"}
+
+#: Exit status per outcome (3 is for input that cannot be read at all).
+EXIT_STATUS = {
+    Outcome.COMPLETED: 0,
+    Outcome.INCOMPLETE: 1,
+    Outcome.FAILED: 2,
+    Outcome.TRUNCATED: 2,
+}
+EXIT_UNREADABLE = 3
+
+#: The status a pre-stream error body is replayed with when ``--status`` is not given.
+ASSUMED_ERROR_STATUS = 400
+
+_MESSAGES_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    }
+)
+_DETECT_EVENTS = 50
+_SAMPLE = 64 * 1024
+
+
+class Unreadable(Exception):
+    """The input is not something any lane can read; the message is one line for the user."""
+
+
+def exit_status(outcome: Outcome | None) -> int:
+    """0 completed, 1 incomplete, 2 failed or truncated (None: the lane stopped, failed)."""
+    return EXIT_STATUS.get(outcome, 2) if outcome is not None else 2
+
+
+def new_lane(name: str) -> Lane[Any]:
+    return LANES[name]()
+
+
+# -- what the input is -------------------------------------------------------------------------
+
+
+def _check_readable(body: bytes) -> None:
+    if not body.strip():
+        raise Unreadable("empty input: there is nothing to inspect")
+    if body[:2] == b"\x1f\x8b":
+        raise Unreadable(
+            "gzip-compressed data: decompress it first (the capture kept its Content-Encoding)"
+        )
+    sample = body[:_SAMPLE]
+    nul = sample.find(b"\x00")
+    if nul >= 0:
+        raise Unreadable(f"binary data, not a text event stream (a NUL byte at offset {nul})")
+    text = sample.decode("utf-8", "replace")
+    if text.count("\ufffd") * 20 > len(text):
+        raise Unreadable("binary data, not a text event stream (mostly invalid UTF-8)")
+
+
+def _error_body(body: bytes) -> dict[str, Any] | None:
+    """The JSON object of a pre-stream error body, or None when the body is not one."""
+    head = body.lstrip()[:1]
+    if head not in (b"{", b"["):
+        return None
+    try:
+        value = json.loads(body.decode("utf-8", "replace"))
+    except ValueError:
+        return None  # not JSON after all: let the SSE checks explain
+    if isinstance(value, dict) and ("error" in value or value.get("type") == "error"):
+        return value
+    what = "object" if isinstance(value, dict) else type(value).__name__
+    raise Unreadable(
+        f"a JSON {what}, not an event stream (a response fetched without stream: true?); "
+        "a JSON error body needs an 'error' key, or pass --status"
+    )
+
+
+def _decode(sse: ServerSentEvent) -> Any:
+    try:
+        return json.loads(sse.data)
+    except ValueError:
+        return None
+
+
+def detect_lane(events: list[ServerSentEvent]) -> tuple[str, str] | None:
+    """The lane that reads these SSE events, and why: from the first events that tell.
+
+    ``event: response.*`` or a JSON type ``response.*``: Responses;
+    ``message_start`` / ``content_block_*`` / ``message_*``: Messages; object
+    ``chat.completion.chunk``, ``choices`` or ``data: [DONE]``: Chat
+    Completions. A stream holding only an error event is read by its shape
+    (Anthropic's ``{"type": "error", "error": {"type": ...}}``: Messages; a
+    data-only ``{"error": {...}}``: Chat Completions). None when nothing tells.
+    """
+    error_guess: tuple[str, str] | None = None
+    for sse in events[:_DETECT_EVENTS]:
+        name = sse.event
+        if name.startswith("response."):
+            return "responses", f"event: {name}"
+        if name in _MESSAGES_TYPES:
+            return "messages", f"event: {name}"
+        if sse.data.strip() == "[DONE]":
+            return "chat", "data: [DONE]"
+        payload = _decode(sse)
+        if not isinstance(payload, dict):
+            continue
+        kind = payload.get("type")
+        if isinstance(kind, str) and kind.startswith("response."):
+            return "responses", f"JSON type {kind}"
+        if kind in _MESSAGES_TYPES:
+            return "messages", f"JSON type {kind}"
+        if payload.get("object") == "chat.completion.chunk":
+            return "chat", "object chat.completion.chunk"
+        if "choices" in payload:
+            return "chat", "a choices list"
+        inner = payload.get("error")
+        if error_guess is None and isinstance(inner, dict):
+            if kind == "error" and "type" in inner and "code" not in inner:
+                error_guess = "messages", "an Anthropic-shaped error event"
+            elif name == "message" and kind is None:
+                error_guess = "chat", "a data-only error frame"
+    return error_guess
+
+
+# -- the report ------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Input:
+    kind: str  # "stream" or "error_body"
+    lane: str | None
+    reason: str
+    status: int | None
+    status_assumed: bool = False
+
+
+def _error_lane(payload: Any, lane: str) -> tuple[str | None, str]:
+    """The lane of a JSON error body, and why: given, or read from the body's shape."""
+    if lane != "auto":
+        return lane, "--lane"
+    if isinstance(payload, dict):
+        if payload.get("type") == "error" and isinstance(payload.get("error"), dict):
+            return "messages", "an Anthropic-shaped JSON error body"
+        if isinstance(payload.get("error"), dict):
+            return None, "an OpenAI-shaped JSON error body; --lane to say which"
+    return None, "an error body; --lane to say which API sent it"
+
+
+def _classify(body: bytes, lane: str, status: int | None) -> _Input:
+    _check_readable(body)
+    if status is not None and not 200 <= status < 300:
+        try:
+            payload = json.loads(body.decode("utf-8", "replace"))
+        except ValueError:
+            payload = None
+        return _Input("error_body", *_error_lane(payload, lane), status)
+    error = _error_body(body) if status is None else None
+    if error is not None:
+        name, reason = _error_lane(error, lane)
+        return _Input("error_body", name, reason, ASSUMED_ERROR_STATUS, status_assumed=True)
+    parser: SSEParser[ServerSentEvent] = SSEParser(None)
+    events = parser.feed(body[: 4 * _SAMPLE])
+    if not events and len(body) > 4 * _SAMPLE:
+        events = parser.feed(body[4 * _SAMPLE :])
+    events += parser.close()
+    if not events:
+        raise Unreadable(
+            "not an event stream: no SSE event (a 'data:' line followed by a blank line) found"
+        )
+    if lane != "auto":
+        return _Input("stream", lane, "--lane", status)
+    detected = detect_lane(events)
+    if detected is None:
+        names = sorted({e.event for e in events[:_DETECT_EVENTS]})
+        raise Unreadable(
+            f"cannot tell which API sent this stream (its first events are {', '.join(names)}, "
+            "with no recognisable payload); pass --lane chat|responses|messages"
+        )
+    return _Input("stream", detected[0], detected[1], status)
+
+
+def error_record(error: StreamError | None) -> dict[str, Any] | None:
+    if error is None:
+        return None
+    return {
+        "message": error.message,
+        "code": error.code,
+        "type": error.type,
+        "param": error.param,
+        "status": error.status,
+        "retryable": error.retryable,
+    }
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, StreamError):
+        return error_record(value)
+    if isinstance(value, Outcome):
+        return value.value
+    if attrs.has(type(value)):
+        return {f.name: _json_ready(getattr(value, f.name)) for f in attrs.fields(type(value))}
+    return value
+
+
+def event_record(event: LaneEvent) -> dict[str, Any]:
+    """One lane event as JSON: its class, then its fields (``raw`` left out)."""
+    record: dict[str, Any] = {"event": type(event).__name__}
+    fields = _json_ready(event) if attrs.has(type(event)) else {}
+    record.update((k, v) for k, v in fields.items() if k != "raw")
+    return record
+
+
+def _label(event: LaneEvent) -> str:
+    """What an event is counted as: the wire type for Responses, else the class."""
+    if isinstance(event, ResponsesEvent):
+        return event.type
+    if isinstance(event, UnknownEvent):
+        return f"UnknownEvent({event.type})"
+    return type(event).__name__
+
+
+def _arguments_problem(text: str | None) -> str | None:
+    """Why a tool call's arguments JSON does not parse (None: it parses, or is empty)."""
+    if not text:
+        return None
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        return f"invalid JSON: {exc}"
+    return None
+
+
+def summary(name: str, lane: Lane[Any]) -> dict[str, Any]:
+    """What the lane assembled: text, refusal, tool calls, reasoning, usage, stop reason."""
+    builders: dict[str, Callable[[Any], dict[str, Any]]] = {
+        "chat": _chat_summary,
+        "responses": _responses_summary,
+        "messages": _messages_summary,
+    }
+    return builders[name](lane.snapshot)
+
+
+def _chat_summary(snap: Any) -> dict[str, Any]:
+    api = snap.to_api()
+    choices = api["choices"]
+    texts, refusals, calls, reasoning, reasons = [], [], [], [], []
+    for choice, state in zip(choices, (snap.choices[i] for i in sorted(snap.choices)), strict=True):
+        message = choice["message"]
+        prefix = f"choice {choice['index']}: " if len(choices) > 1 else ""
+        if message.get("content"):
+            texts.append(prefix + message["content"])
+        if message.get("refusal"):
+            refusals.append(prefix + message["refusal"])
+        thought = message.get("reasoning_content") or message.get("reasoning")
+        if isinstance(thought, str) and thought:
+            reasoning.append(prefix + thought)
+        for call, call_state in zip(message.get("tool_calls", []), state.tool_calls, strict=True):
+            function = call["function"]
+            calls.append(
+                _call(function["name"], call["id"], function["arguments"], call_state.done,
+                      choice["index"] if len(choices) > 1 else None)
+            )
+        legacy = message.get("function_call")
+        if legacy is not None:
+            done = choice["finish_reason"] is not None
+            calls.append(_call(legacy["name"], None, legacy["arguments"], done, None))
+        if choice["finish_reason"] is not None:
+            reasons.append(prefix + f"finish_reason {choice['finish_reason']}")
+    return {
+        "text": "\n".join(texts),
+        "refusal": "\n".join(refusals) or None,
+        "tool_calls": calls,
+        "reasoning": "\n".join(reasoning) or None,
+        "usage": api["usage"],
+        "stop": ", ".join(reasons) or None,
+    }
+
+
+def _call(
+    name: Any, ident: Any, arguments: Any, done: bool, choice: int | None
+) -> dict[str, Any]:
+    record = {"name": name, "id": ident, "arguments": arguments, "complete": done}
+    if choice is not None:
+        record["choice"] = choice
+    problem = _arguments_problem(arguments if isinstance(arguments, str) else None)
+    record["arguments_error"] = problem
+    return record
+
+
+_RESPONSES_INPUT_FIELDS = ("arguments", "input", "code")
+
+
+def _responses_summary(snap: Any) -> dict[str, Any]:
+    calls, reasoning, refusals = [], [], []
+    for item in snap.items:
+        api = item.to_api()
+        kind = item.type or "?"
+        if kind == "reasoning":
+            texts = [p.get("text", "") for p in api.get("summary") or [] if isinstance(p, dict)]
+            texts += [p.get("text", "") for p in api.get("content") or [] if isinstance(p, dict)]
+            reasoning += [t for t in texts if t]
+        elif kind == "message":
+            if item.refusal:
+                refusals.append(item.refusal)
+        elif kind.endswith("_call"):
+            field = next((f for f in _RESPONSES_INPUT_FIELDS if f in api), None)
+            value = api.get(field) if field else api.get("action")
+            text = value if isinstance(value, str) or value is None else json.dumps(value)
+            record = {
+                "name": api.get("name") or kind,
+                "id": api.get("call_id") or api.get("id"),
+                "arguments": text,
+                "complete": item.done,
+                "arguments_error": _arguments_problem(text) if field == "arguments" else None,
+            }
+            if kind != "function_call" and api.get("name"):
+                record["kind"] = kind
+            calls.append(record)
+    stop = snap.status and f"status {snap.status}"
+    if snap.incomplete_reason:
+        stop = f"{stop}, incomplete_details.reason {snap.incomplete_reason}"
+    return {
+        "text": snap.output_text,
+        "refusal": "\n".join(refusals) or None,
+        "tool_calls": calls,
+        "reasoning": "\n\n".join(reasoning) or None,
+        "usage": snap.usage,
+        "stop": stop,
+    }
+
+
+def _messages_summary(snap: Any) -> dict[str, Any]:
+    calls, reasoning = [], []
+    for block in snap.content:
+        if block.is_tool:
+            start = block.start
+            calls.append(
+                {
+                    "name": start.get("name"),
+                    "id": start.get("id"),
+                    "arguments": block.joined() or json.dumps(block.input),
+                    "complete": block.stopped,
+                    "arguments_error": block.input_error,
+                }
+            )
+            if block.type != "tool_use":
+                calls[-1]["kind"] = block.type
+        elif block.type == "thinking" and block.text:
+            reasoning.append(block.text)
+        elif block.type == "redacted_thinking":
+            reasoning.append("[redacted thinking]")
+    return {
+        "text": snap.text,
+        "refusal": None,
+        "tool_calls": calls,
+        "reasoning": "\n\n".join(reasoning) or None,
+        "usage": snap.usage or None,
+        "stop": snap.stop_reason and f"stop_reason {snap.stop_reason}",
+    }
+
+
+def _where(record: dict[str, Any], run: Trace, sse_index: int | None, at_end: bool) -> None:
+    span = None if at_end else run.span(sse_index)
+    record["sse_event"] = None if span is None else sse_index
+    record["line"] = None if span is None else span.line
+
+
+def _warnings(run: Trace, index: LineIndex, total: int) -> list[dict[str, Any]]:
+    records = []
+    for located in run.warnings:
+        warning = located.warning
+        record: dict[str, Any] = {
+            "code": warning.code,
+            "message": warning.message,
+            "offset": warning.offset,
+            "source": "lane",
+        }
+        _where(record, run, warning.event_index, located.at_end)
+        if record["line"] is None:
+            record["line"] = index.line_of(min(warning.offset, total) - 1)
+        records.append(record)
+    # Tool-call arguments that are not JSON: the lane passes them on as text; say where.
+    for done in run.events:
+        event = done.event
+        arguments: Any = None
+        name: Any = None
+        if isinstance(event, ChatToolCallDone):
+            arguments, name = event.arguments, event.name
+        elif (
+            isinstance(event, ResponseOutputItemEvent)
+            and event.type.endswith(".done")
+            and event.item.get("type") in ("function_call", "mcp_call", "kindo_call")
+        ):
+            arguments, name = event.item.get("arguments"), event.item.get("name")
+        problem = _arguments_problem(arguments if isinstance(arguments, str) else None)
+        if problem is None:
+            continue
+        span = run.span(done.sse_index)
+        record = {
+            "code": "tool_arguments_invalid",
+            "message": f"the arguments of tool call {name!r} are not valid JSON ({problem})",
+            "offset": span.end if span else total,
+            "source": "inspect",
+        }
+        _where(record, run, done.sse_index, False)
+        records.append(record)
+    return records
+
+
+def inspect_body(
+    body: bytes,
+    *,
+    source: str,
+    lane: str = "auto",
+    status: int | None = None,
+    events: bool = False,
+) -> dict[str, Any]:
+    """The report on one captured body (JSON-ready). Raises :class:`Unreadable`."""
+    what = _classify(body, lane, status)
+    name = what.lane or "chat"
+    runner = new_lane(name)
+    report: dict[str, Any] = {
+        "source": source,
+        "bytes": len(body),
+        "input": what.kind,
+        "lane": what.lane,
+        "lane_reason": what.reason,
+    }
+    if what.kind == "error_body":
+        assert what.status is not None
+        runner.start(what.status, {"content-type": "application/json"})
+        report["status"] = None if what.status_assumed else what.status
+        report["status_assumed"] = what.status if what.status_assumed else None
+    elif status is not None:
+        runner.start(status, {"content-type": "text/event-stream"})
+    run = trace(runner, body)
+    if run.problem is not None and not run.events and what.kind == "stream":
+        raise Unreadable(f"not a {LANE_TITLES[name]} stream: {run.problem}")
+    index = LineIndex(body)
+    outcome = runner.outcome
+    report["sse_events"] = len(run.spans)
+    report["outcome"] = outcome.value if outcome is not None else None
+    report["exit_status"] = exit_status(outcome)
+    report["error"] = error_record(runner.error)
+    if what.status_assumed and report["error"] is not None:
+        report["error"]["status"] = None  # not known: the status was only assumed
+    if run.problem is not None:
+        # The lane fails on the event the last line completed (or on that line).
+        span = run.spans[-1] if run.spans else None
+        offset = run.problem_offset or len(body)
+        report["problem"] = {
+            "message": str(run.problem),
+            "sse_event": len(run.spans) - 1 if span else None,
+            "line": span.line if span else index.line_of(offset - 1),
+            "start": span.start if span else None,
+            "offset": offset,
+        }
+    else:
+        report["problem"] = None
+    counts: dict[str, int] = {}
+    for located in run.events:
+        label = _label(located.event)
+        counts[label] = counts.get(label, 0) + 1
+    report["event_counts"] = counts
+    report.update(summary(name, runner) if what.kind == "stream" else _empty_summary())
+    report["warnings"] = _warnings(run, index, len(body))
+    if events:
+        listed = []
+        for located in run.events:
+            record = event_record(located.event)
+            span = run.span(located.sse_index)
+            record["sse_event"] = located.sse_index if span else None
+            record["line"] = span.line if span else None
+            listed.append(record)
+        report["events"] = listed
+    return report
+
+
+def _empty_summary() -> dict[str, Any]:
+    return {
+        "text": "",
+        "refusal": None,
+        "tool_calls": [],
+        "reasoning": None,
+        "usage": None,
+        "stop": None,
+    }
+
+
+def describe_error(error: Mapping[str, Any], limit: int | None = None) -> str:
+    """``code: message (retryable, HTTP 429)`` in one line; ``limit`` clips the message."""
+    label = error.get("code") or error.get("type")
+    message = " ".join(str(error["message"]).split())
+    if limit is not None and len(message) > limit:
+        message = message[:limit] + "…"
+    text = f"{label}: {message}" if label else message
+    notes = ["retryable" if error.get("retryable") else "not retryable"]
+    if error.get("status") is not None:
+        notes.append(f"HTTP {error['status']}")
+    return f"{text} ({', '.join(notes)})"
