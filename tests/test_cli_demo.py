@@ -1,0 +1,104 @@
+"""``sse-engine demo``: every lane's bundled captures through inspect, and a resumed stream."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from sse_engine import _cli_demo
+from sse_engine._cli import main
+from sse_engine._cli_demo import SCENARIOS, Scenario
+from sse_engine._outcome import Outcome
+
+
+def demo(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    status = main(["demo", *argv])
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    return status, captured.out
+
+
+def sections(out: str) -> dict[str, str]:
+    """The demo's output split at its ``── title ───`` headings."""
+    parts = re.split(r"^── (.+?) ─+$", out, flags=re.M)
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def test_every_lane_every_scenario_and_the_resume(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = demo(capsys)
+    assert status == 0
+    found = sections(out)
+    assert len(found) == 13
+    expected = {
+        "chat_basic.sse: a normal stream: text and a tool call": "COMPLETED",
+        "chat_truncated.sse: the connection dropped mid-stream": "TRUNCATED",
+        "chat_error.sse: the server fails inside a 200 stream": "FAILED",
+        "chat_prestream_429.json: a JSON error body instead of a stream (HTTP 429)": "FAILED",
+        "responses_basic.sse: a normal stream: text and a tool call": "COMPLETED",
+        "responses_truncated.sse: the connection dropped mid-stream": "TRUNCATED",
+        "responses_error.sse: the server fails inside a 200 stream": "FAILED",
+        "responses_prestream_429.json: a JSON error body instead of a stream (HTTP 429)": "FAILED",
+        "messages_basic.sse: a normal stream: text and a tool call": "COMPLETED",
+        "messages_truncated.sse: the connection dropped mid-stream": "TRUNCATED",
+        "messages_error.sse: the server fails inside a 200 stream": "FAILED",
+        "messages_prestream_429.json: a JSON error body instead of a stream (HTTP 429)": "FAILED",
+    }
+    for title, outcome in expected.items():
+        assert f"outcome    {outcome}" in found[title], title
+    basic = found["messages_basic.sse: a normal stream: text and a tool call"]
+    assert "tool call  get_weather" in basic
+    assert "(retryable, HTTP 429)" in found[
+        "chat_prestream_429.json: a JSON error body instead of a stream (HTTP 429)"
+    ]
+    assert "demo: every capture ended as expected" in out
+    # Short enough for a terminal, and no colour when not on one.
+    assert len(out.splitlines()) < 150
+    assert max(len(line) for line in out.splitlines()) < 200
+    assert "\x1b[" not in out
+
+
+def test_the_resume_section(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = demo(capsys, "--lane", "responses")
+    resume = sections(out)["responses_basic.sse cut mid-stream, then resumed"]
+    assert re.search(r"cut +at byte \d+ of 8204 \(line \d+\): TRUNCATED, last sequence_number 16",
+                     resume)
+    assert (
+        "plan       GET https://api.openai.com/v1/responses/resp_68a1f0c2d4e84c3b9f1e2a7d6c5b4a39"
+        "?stream=true&starting_after=16"
+    ) in resume
+    assert "no Last-Event-ID" in resume
+    assert "10 events replayed after sequence_number 16" in resume
+    assert "outcome    COMPLETED" in resume
+    assert "snapshot   equals the uncut stream's to_api()" in resume
+
+
+def test_one_lane_only(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = demo(capsys, "--lane", "chat")
+    assert status == 0
+    assert set(sections(out)) == {f"{s.capture}: {s.title}" for s in SCENARIOS["chat"]}
+
+
+def test_a_capture_that_does_not_end_as_expected_fails_the_demo(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = Scenario("messages_basic.sse", "claimed to fail", Outcome.FAILED)
+    monkeypatch.setitem(_cli_demo.SCENARIOS, "messages", [wrong])
+    status, out = demo(capsys, "--lane", "messages")
+    assert status == 1
+    assert "expected FAILED" in out and "some captures did NOT end as expected" in out
+
+
+def test_colour_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = demo(capsys, "--lane", "chat", "--color", "always")
+    assert "\x1b[1;32mCOMPLETED\x1b[0m" in out
+
+
+def test_module_entry_point() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "sse_engine", "demo"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0 and result.stderr == ""
+    assert "snapshot   equals the uncut stream's to_api()" in result.stdout
