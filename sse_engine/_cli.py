@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from importlib import resources
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 from sse_engine._cli_bench import run_bench
 from sse_engine._cli_demo import run_demo
@@ -31,6 +32,8 @@ _READ_SIZE = 64 * 1024
 #: and 2 (FAILED or TRUNCATED).
 EXIT_OK = 0
 EXIT_UNREADABLE = 3
+#: A command line that does not parse (EX_USAGE): kept apart from 1-3, which scripts read.
+EXIT_USAGE = 64
 
 
 def bundled_capture(name: str) -> bytes:
@@ -123,8 +126,16 @@ def _add_color(command: argparse.ArgumentParser) -> None:
     )
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse, exiting with EXIT_USAGE (not 2, which ``inspect`` uses for FAILED)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    cli = argparse.ArgumentParser(
+    cli = _ArgumentParser(
         prog="sse-engine",
         description="Parse and inspect Server-Sent Event streams as LLM APIs send them.",
     )
@@ -207,6 +218,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
         status: int = args.handler(args)
+    except BrokenPipeError:  # `sse-engine inspect --events x.sse | head`: not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except (OSError, SSEEngineError) as exc:
         sys.stderr.write(f"sse-engine {args.command}: {exc}\n")
         return EXIT_UNREADABLE

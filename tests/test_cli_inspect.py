@@ -423,3 +423,32 @@ def test_module_entry_point_exit_status() -> None:
     )
     assert result.returncode == 1 and result.stderr == ""
     assert "outcome    INCOMPLETE" in result.stdout
+
+
+def test_a_command_line_error_is_not_an_outcome_status(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["inspect", "--lane", "bogus"])
+    assert exit_info.value.code == 64
+    assert "invalid choice: 'bogus'" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path: Path) -> None:
+    """``sse-engine inspect --events big.sse | head``: no traceback, exit 0."""
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    chunks = [{**base, "choices": [{"index": 0, "delta": {"content": f"word{i} "}}]}
+              for i in range(3000)]
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    body = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+    path = write(tmp_path, "big.sse", body + b"data: [DONE]\n\n")
+    with subprocess.Popen(
+        [sys.executable, "-m", "sse_engine", "inspect", "--events", path],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.read(100)
+        process.stdout.close()
+        err = process.stderr.read()
+        assert process.wait(timeout=60) == 0
+    assert err == b""
+
