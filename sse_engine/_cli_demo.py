@@ -10,7 +10,8 @@ same capture and re-encoded, as the server would replay them) are fed through
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 import attrs
 
@@ -60,8 +61,13 @@ def _heading(style: Style, text: str) -> str:
     return style(f"── {text} " + "─" * max(3, 78 - len(text)), "bold", "cyan")
 
 
-def run_demo(out: TextIO, style: Style, lanes: list[str], load: Any) -> int:
-    """Print every section; 0 when each capture ended as expected, else 1."""
+def run_demo(
+    out: TextIO, style: Style, lanes: list[str], load: Callable[[str], bytes]
+) -> int:
+    """Print every section; 0 when each capture ended as expected, else 1.
+
+    ``load`` reads a bundled capture by name.
+    """
     ok = True
     for lane in lanes:
         out.write("\n" + style(f"{LANE_TITLES[lane]} lane", "bold") + "\n")
