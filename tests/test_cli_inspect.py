@@ -14,6 +14,7 @@ import pytest
 
 from sse_engine._cli import main
 from sse_engine._cli_inspect import detect_lane
+from sse_engine._frames import encode_responses_event
 from sse_engine._parser import SSEParser
 
 CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
@@ -184,6 +185,20 @@ def test_a_sequence_gap_is_located(tmp_path: Path, capsys: pytest.CaptureFixture
     assert gap["offset"] == len(b"".join(parts[:6]))
     _, out, _ = run(capsys, path)
     assert f"sequence_gap at SSE event #5, line 16 (byte {gap['offset']})" in out
+
+
+def test_out_of_order_items_are_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The function call opens before the message item is done (renumbered, re-encoded)."""
+    payloads = [json.loads(f.split(b"data: ", 1)[1]) for f in frames("responses_basic.sse")]
+    payloads.insert(15, payloads.pop(18))  # output_item.added #1 before #0's text is done
+    for number, payload in enumerate(payloads):
+        payload["sequence_number"] = number
+    path = write(tmp_path, "overlap.sse", b"".join(encode_responses_event(p) for p in payloads))
+    status, data = report(capsys, path)
+    assert status == 0
+    overlap = [w for w in data["warnings"] if w["code"] == "item_overlap"]
+    assert (overlap[0]["sse_event"], overlap[0]["line"]) == (15, 46)
+    assert "output item #1 before item #0 was done" in overlap[0]["message"]
 
 
 def test_invalid_tool_json_is_reported_where_the_call_ended(
