@@ -8,7 +8,6 @@ CRLF in ``data`` all become one line break and come back as LF.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["encode_comment", "encode_event", "encode_json"]
@@ -63,10 +62,16 @@ def encode_comment(text: str = "") -> bytes:
     return f": {text}\n\n".encode()
 
 
-def encode_json(
-    payload: Mapping[str, Any], event: str | None = None, id: str | None = None
-) -> bytes:
-    """Encode a JSON payload as one ``data:`` line, compact, as the LLM APIs send it."""
-    return encode_event(
-        json.dumps(payload, ensure_ascii=False, separators=(",", ":")), event=event, id=id
-    )
+def encode_json(payload: Any, event: str | None = None, id: str | None = None) -> bytes:
+    """Encode a JSON payload as one ``data:`` line, compact, as the LLM APIs send it.
+
+    Text is kept as UTF-8; only a value that has no UTF-8 form (a lone
+    surrogate, which JSON can carry as ``\\ud800``) makes it fall back to
+    ASCII escapes, so the payload still round-trips.
+    """
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = json.dumps(payload, separators=(",", ":"))
+    return encode_event(text, event=event, id=id)

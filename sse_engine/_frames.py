@@ -24,12 +24,11 @@ only warned about (repeated sequence numbers, bytes after the end, comments,
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from sse_engine._chat_events import ChatChunk, ChatEvent, ChatUnknownFrame
-from sse_engine._encoder import encode_event
+from sse_engine._encoder import encode_event, encode_json
 from sse_engine._lane import Lane, LaneEvent, StreamEnd, StreamRestarted
 from sse_engine._messages_events import (
     BlockDelta,
@@ -73,18 +72,8 @@ _MESSAGES_TYPES: tuple[tuple[type[MessageEvent], str], ...] = (
 Item = LaneEvent | Mapping[str, Any]
 
 
-def _json(value: Any) -> str:
-    """Compact JSON as the APIs send it (UTF-8 text; ASCII escapes only when it must)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode()
-    except UnicodeEncodeError:  # a lone surrogate (from a "\ud800" escape) has no UTF-8
-        text = json.dumps(value, separators=(",", ":"))
-    return text
-
-
 def _typed_frame(payload: Any, event: str | None, id: str | None = None) -> bytes:
-    return encode_event(_json(payload), event=event, id=id)
+    return encode_json(payload, event=event, id=id)
 
 
 def _wrong_lane(item: object, lane: str) -> TypeError:

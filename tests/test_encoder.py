@@ -101,3 +101,9 @@ def test_fields_that_cannot_be_encoded_are_rejected(
 def test_comment_with_a_line_break_is_rejected() -> None:
     with pytest.raises(ValueError, match="comment must not contain"):
         encode_comment("two\nlines")
+
+
+def test_encode_json_survives_a_lone_surrogate() -> None:
+    payload = {"text": "\ud800 ok"}
+    (sse,) = SSEParser().feed(encode_json(payload))
+    assert json.loads(sse.data) == payload
