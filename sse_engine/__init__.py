@@ -10,6 +10,13 @@ and :mod:`sse_engine.messages`.
 
 from sse_engine._encoder import encode_comment, encode_event, encode_json
 from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
+from sse_engine._frames import (
+    encode_chat_done,
+    encode_chat_event,
+    encode_lane_events,
+    encode_messages_event,
+    encode_responses_event,
+)
 from sse_engine._lane import Lane, LaneEvent, LaneWarning, StreamEnd, StreamRestarted
 from sse_engine._liveness import (
     DEFAULT_IDLE_TIMEOUT,
@@ -56,9 +63,14 @@ __all__ = [
     "StreamRestarted",
     "UsageError",
     "aiter_events",
+    "encode_chat_done",
+    "encode_chat_event",
     "encode_comment",
     "encode_event",
     "encode_json",
+    "encode_lane_events",
+    "encode_messages_event",
+    "encode_responses_event",
     "is_retryable",
     "iter_events",
 ]
