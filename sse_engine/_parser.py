@@ -181,10 +181,12 @@ class SSEParser(Generic[Item]):
         if rest:
             self._tail.append(rest)
             self._tail_size = len(rest)
-            if self._pending_size + self._tail_size > self._max:
-                self._fail(items)
         else:
             self._tail_size = 0
+        # Also when the read ends on a terminator: complete lines of an event
+        # with no blank line yet count too (a peer sending endless data lines).
+        if self._pending_size + self._tail_size > self._max:
+            self._fail(items)
         return items
 
     def close(self) -> list[Item]:
@@ -230,7 +232,9 @@ class SSEParser(Generic[Item]):
             id_buffer = self._id_buffer
             for i in range(first, len(blocks)):
                 block = blocks[i]
-                if len(block) >= limit:
+                # A block's size is its length + 1 (its last terminator), but a
+                # leading LF is a blank line of its own, not part of the event.
+                if len(block) >= limit and len(block) + (block[:1] != "\n") > limit:
                     self._fail(items)
                 if block[:6] == "data: " and "\n" not in block:
                     append(make("message", block[6:], id_buffer))
@@ -282,7 +286,15 @@ class SSEParser(Generic[Item]):
                 if "\x00" not in value:
                     self._id_buffer = value
             elif name == "retry" and value.isascii() and value.isdigit():
-                self._retry = int(value)
+                try:
+                    self._retry = int(value)
+                except ValueError:
+                    # More digits than sys.get_int_max_str_digits(): exact after
+                    # dropping leading zeros, else ignored as unrepresentable (as
+                    # browsers ignore a retry that overflows), never quadratic.
+                    digits = value.lstrip("0")
+                    if len(digits) <= sys.get_int_max_str_digits():
+                        self._retry = int(digits or "0")
 
     def _dispatch(self, items: list[Item]) -> None:
         """The spec's blank-line step: commit the ID, emit the event if it has data."""
