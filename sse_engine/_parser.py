@@ -1,15 +1,24 @@
 """The WHATWG "event stream interpretation" algorithm, incremental and linear-time.
 
-How it stays fast without re-scanning: every ``feed()`` decodes its bytes once
-(C codec, invalid bytes become U+FFFD, a multi-byte character split across reads
-waits in ``_undecoded``), then cuts the text at its *last* line terminator. Text
-after that terminator is an unfinished line; it is parked in ``_tail`` as a list
-of pieces and only joined once its terminator arrives, so a huge event fed in
-small reads costs linear time. The complete part is normalised to LF and split
-on blank lines (``\\n\\n``), which yields whole events in one C call; the common
-shapes (``data: …`` and ``event: …`` + ``data: …``) are recognised per block
-without a per-line loop, and everything else takes the line-by-line path that
-implements every rule of the spec.
+How it stays fast without re-scanning: the parser works on whole *blocks* (the
+lines between two blank lines). Each ``feed()`` finds the last blank line in
+its bytes (after turning CR and CRLF into LF, which is safe on raw bytes: CR
+and LF are ASCII and never part of a multi-byte character). Everything before
+it is complete: it is decoded once (C codec; invalid bytes become U+FFFD) and
+split into blocks in one C call, and the common block shapes (``data: …`` and
+``event: …`` + ``data: …``) become events without a per-line loop; any other
+block takes the line-by-line path that implements every rule of the spec.
+Bytes after the last blank line wait, raw, in a list of pieces that is joined
+once, when the block ends. Because that unfinished block holds no blank line,
+the block it ends with is known without searching it again, so a huge event
+fed in small reads costs linear time, and a read that ends no line costs two
+``memchr`` calls and a list append.
+
+An unfinished block is interpreted only when it ends. What the spec lets an
+observer see earlier is handled apart: ``retry`` and ``in_event`` are computed
+on demand from the raw tail, comment lines that begin a block (bare
+keepalives) are reported as each line ends, and ``close()`` reports the other
+comment lines of a block the stream never finished.
 """
 
 from __future__ import annotations
@@ -27,11 +36,28 @@ __all__ = ["DEFAULT_MAX_EVENT_SIZE", "SSEParser"]
 #: hundred KiB of base64 image data) yet small enough to stop a runaway peer.
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 
-_utf8_decode = codecs.utf_8_decode
-
 Item = TypeVar("Item", ServerSentEvent, ServerSentEvent | Comment)
 
 _OPEN, _CLOSED, _FAILED = "open", "closed", "failed"
+_BOM = b"\xef\xbb\xbf"
+#: An unfinished block this long is not searched again for blank lines when it
+#: ends (``str.split("\n\n")`` scans at about 1 ns a character).
+_LONG_TAIL = 1 << 16
+_LF, _CR, _COLON = 10, 13, 58  # ``10 in data`` is a memchr; ``b"\n" in data`` is ~10x slower
+
+
+def _retry_value(value: str) -> int | None:
+    """The reconnection time a ``retry`` field sets, or None when it sets nothing."""
+    if not (value.isascii() and value.isdigit()):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        # More digits than sys.get_int_max_str_digits(): exact after dropping
+        # leading zeros, else ignored as unrepresentable (as browsers ignore a
+        # retry that overflows), never quadratic.
+        digits = value.lstrip("0")
+        return int(digits or "0") if len(digits) <= sys.get_int_max_str_digits() else None
 
 
 class SSEParser(Generic[Item]):
@@ -48,17 +74,20 @@ class SSEParser(Generic[Item]):
     failed for good: every later call raises again.
 
     ``comments=True`` also reports comment lines as :class:`Comment` items, in
-    stream order, which is how keepalives become visible to a liveness check.
+    stream order. Like every line, a comment is interpreted when its block
+    ends, so a keepalive sent as ``: keepalive`` + blank line arrives at once.
     """
 
     __slots__ = (
         "_bytes_fed",
         "_comments",
+        "_counter",
         "_data",
         "_error",
         "_event_type",
         "_id_buffer",
         "_last_event_id",
+        "_line_start",
         "_max",
         "_pending_size",
         "_retry",
@@ -67,7 +96,6 @@ class SSEParser(Generic[Item]):
         "_state",
         "_tail",
         "_tail_size",
-        "_undecoded",
     )
 
     @overload
@@ -95,13 +123,19 @@ class SSEParser(Generic[Item]):
         self._state = _OPEN
         self._error: EventTooLarge | None = None
         self._bytes_fed = 0
-        self._undecoded = b""
         self._started = False
+        # A CR ended the last read: an LF starting the next one completes a CRLF.
         self._skip_lf = False
-        # The unfinished line, as pieces: joined once, when its terminator comes.
-        self._tail: list[str] = []
+        # The unfinished block, as raw byte pieces (LF-normalised), joined and
+        # decoded once, when its blank line comes.
+        self._tail: list[bytes] = []
         self._tail_size = 0
-        # Characters of the complete lines of the event being built.
+        # True when the next byte starts a line (the tail is empty or ends with LF).
+        self._line_start = True
+        # Set only when the tail's byte count passes the limit: an incremental
+        # decoder and [pieces counted, characters], to count exactly, once each.
+        self._counter: tuple[codecs.IncrementalDecoder, list[int]] | None = None
+        # Characters of the lines of the block the line-by-line path is in.
         self._pending_size = 0
         self._data: list[str] = []
         self._event_type = ""
@@ -117,6 +151,13 @@ class SSEParser(Generic[Item]):
     @property
     def retry(self) -> int | None:
         """The last valid ``retry:`` value in milliseconds, or None if the stream set none."""
+        if self._tail:
+            for line in reversed(self._tail_lines()):
+                if line[:5] == "retry" and line[5:6] in ("", ":"):
+                    value = line[7:] if line[6:7] == " " else line[6:]
+                    retry = _retry_value(value)
+                    if retry is not None:
+                        return retry
         return self._retry
 
     @property
@@ -127,80 +168,195 @@ class SSEParser(Generic[Item]):
     @property
     def in_event(self) -> bool:
         """True while an event has started but not been terminated by a blank line."""
-        return bool(self._pending_size or self._tail_size or self._undecoded)
+        if self._pending_size:
+            return True
+        if not self._tail:
+            return False
+        tail = b"".join(self._tail)
+        if not self._started:
+            # Only at the start of the stream can a block begin with blank
+            # lines (or a BOM); they start no event.
+            tail = tail.removeprefix(_BOM).lstrip(b"\n")
+        return bool(tail)
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Item]:
         """Parse the next bytes of the stream; return the items they complete."""
         if self._state is not _OPEN:
             self._raise_not_open()
-        if type(data) is memoryview:
-            data = data.tobytes()
-        self._bytes_fed += len(data)
-        if self._undecoded:
-            data = self._undecoded + data
-            self._undecoded = b""
-        text, used = _utf8_decode(data, "replace", False)
-        if used != len(data):
-            self._undecoded = bytes(data[used:])
-        if not text:
-            return []
-        if not self._started:
-            self._started = True
-            if text[0] == "\ufeff":
-                text = text[1:]
-                if not text:
-                    return []
-        if self._skip_lf:
+        if type(data) is not bytes:
+            data = bytes(data)
+        n = len(data)
+        self._bytes_fed += n
+        if self._skip_lf and n:
             self._skip_lf = False
-            if text[0] == "\n":
-                text = text[1:]
-                if not text:
-                    return []
-        lf = text.rfind("\n")
-        cr = text.rfind("\r")
-        end = lf if lf > cr else cr
-        if end < 0:
-            self._tail.append(text)
-            self._tail_size += len(text)
-            if self._pending_size + self._tail_size > self._max:
-                self._fail([])
+            if data[0] == _LF:
+                data = data[1:]
+                n -= 1
+        if not n:
             return []
-        if cr == len(text) - 1:
-            # A CR ends this read: its line is complete now, but an LF that
-            # starts the next read belongs to it (CRLF) and must not count.
-            self._skip_lf = True
-        complete = text[: end + 1]
-        rest = text[end + 1 :]
-        if self._tail:
-            self._tail.append(complete)
-            complete = "".join(self._tail)
-            self._tail.clear()
-        if cr >= 0:
-            complete = complete.replace("\r\n", "\n").replace("\r", "\n")
-        items = self._process(complete)
-        if rest:
-            self._tail.append(rest)
-            self._tail_size = len(rest)
+        if _CR in data:
+            if data[-1] == _CR:
+                self._skip_lf = True
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            n = len(data)
+        tail = self._tail
+        # Where the last blank line is: after the last "\n\n" in this read, or
+        # its first byte when that starts a line and is an LF.
+        has_lf = _LF in data
+        last = -1
+        if has_lf:
+            last = data.rfind(b"\n\n") + 1
+            if not last and not (self._line_start and data[0] == _LF):
+                last = -1
+        if last < 0:
+            tail.append(data)
+            self._tail_size += n
+            self._line_start = data[-1] == _LF
+            items: list[Item] = []
+            if has_lf and tail[0][0] == _COLON:
+                self._take_comments(items)
+            if self._pending_size + self._tail_size > self._max:
+                self._count_tail(items)
+            return items
+        items = []
+        if self._tail_size >= _LONG_TAIL:
+            blocks = self._split_after_long_tail(data, last)
         else:
-            self._tail_size = 0
-        # Also when the read ends on a terminator: complete lines of an event
-        # with no blank line yet count too (a peer sending endless data lines).
+            if tail:
+                tail.append(data[: last + 1])
+                raw = b"".join(tail)
+                self._clear_tail()
+            else:
+                raw = data[: last + 1] if last + 1 < n else data
+            blocks = self._decode(raw).split("\n\n")
+        if last + 1 < n:
+            rest = data[last + 1 :]
+            tail.append(rest)
+            self._tail_size = len(rest)
+            self._line_start = rest[-1] == _LF
+        self._process(blocks, items)
+        if tail and tail[0][0] == _COLON and _LF in tail[0]:
+            self._take_comments(items)
         if self._pending_size + self._tail_size > self._max:
-            self._fail(items)
+            self._count_tail(items)
         return items
 
     def close(self) -> list[Item]:
         """Signal the end of the stream.
 
         Per the spec, an event that was not terminated by a blank line is
-        discarded, so this always returns an empty list; ``in_event`` (read
-        before calling) tells whether anything was discarded. Closing twice is
-        harmless; ``feed()`` after ``close()`` raises :class:`UsageError`.
+        discarded: no event is ever returned here. With ``comments=True`` the
+        comment lines of that unfinished block are returned (the spec reads
+        every complete line, comments included, before the end). ``in_event``
+        (read before calling) tells whether anything was discarded. Closing
+        twice is harmless; ``feed()`` after ``close()`` raises :class:`UsageError`.
         """
         if self._state is _FAILED:
             self._raise_not_open()
+        items: list[Item] = []
+        if self._tail:
+            self._retry = self.retry
+            if self._comments:
+                for line in self._tail_lines():
+                    if line[:1] == ":":
+                        text = line[2:] if line[1:2] == " " else line[1:]
+                        items.append(Comment(text))  # type: ignore[arg-type]
+            self._clear_tail()
         self._state = _CLOSED
-        return []
+        return items
+
+    def _split_after_long_tail(self, data: bytes, last: int) -> list[str]:
+        """The blocks of ``tail + data[: last + 1]`` without searching the tail again.
+
+        The tail holds no blank line, so its block ends at the first blank
+        line of ``data`` (its first byte when the tail ends with LF).
+        """
+        tail = self._tail
+        if self._line_start and data[0] == _LF:
+            first = 0
+            block = self._decode(b"".join(tail))[:-1]
+        else:
+            first = data.find(b"\n\n") + 1
+            tail.append(data[: first - 1])
+            block = self._decode(b"".join(tail))
+        self._clear_tail()
+        blocks = data[first + 1 : last + 1].decode("utf-8", "replace").split("\n\n")
+        blocks.insert(0, block)
+        return blocks
+
+    def _decode(self, raw: bytes) -> str:
+        """Decode complete lines; the stream's first text loses one BOM."""
+        text = raw.decode("utf-8", "replace")
+        if not self._started:
+            self._started = True
+            if text[:1] == "\ufeff":
+                text = text[1:]
+        return text
+
+    def _clear_tail(self) -> None:
+        self._tail.clear()
+        self._tail_size = 0
+        self._line_start = True
+        self._counter = None
+
+    def _take_comments(self, items: list[Item]) -> None:
+        """Interpret the complete comment lines that begin the unfinished block.
+
+        Keepalives are often bare ``: keepalive`` lines with no blank line
+        after them; taking them as soon as each line ends makes them visible
+        (and frees them) at once instead of when the next event ends.
+        """
+        raw = b"".join(self._tail)
+        pos = 0
+        while raw[pos : pos + 1] == b":":
+            end = raw.find(b"\n", pos)
+            if end < 0:
+                break
+            line = raw[pos + 1 : end].decode("utf-8", "replace")
+            self._pending_size += len(line) + 2
+            if self._comments:
+                items.append(Comment(line[1:] if line[:1] == " " else line))  # type: ignore[arg-type]
+            pos = end + 1
+        # The stream began with a comment, so a later U+FEFF is not a BOM.
+        self._started = True
+        rest = raw[pos:]
+        self._tail[:] = [rest] if rest else []
+        self._tail_size = len(rest)
+        self._counter = None
+
+    def _tail_lines(self) -> list[str]:
+        """The complete lines of the unfinished block (not interpreted yet)."""
+        raw = b"".join(self._tail)
+        end = raw.rfind(b"\n")
+        if end < 0:
+            return []
+        text = raw[:end].decode("utf-8", "replace")
+        return (text.removeprefix("\ufeff") if not self._started else text).split("\n")
+
+    def _count_tail(self, items: list[Item]) -> None:
+        """The tail's byte count passed the limit: count its characters exactly.
+
+        Bytes are an upper bound on characters, so this runs only past the
+        limit, and each piece is decoded once (the decoder is kept until the
+        block ends), so a long multi-byte line near the limit stays linear.
+        """
+        if self._counter is None:
+            # [pieces counted, characters, phase]: at the stream start a BOM
+            # (phase 0) and then one blank line (phase 1) are not the event's.
+            phase = 2 if self._started else 0
+            self._counter = (codecs.getincrementaldecoder("utf-8")("replace"), [0, 0, phase])
+        decoder, state = self._counter
+        tail = self._tail
+        for piece in tail[state[0] :]:
+            text = decoder.decode(piece)
+            while state[2] < 2 and text:
+                if text[0] == ("\ufeff", "\n")[state[2]]:
+                    text = text[1:]
+                state[2] += 1
+            state[1] += len(text)
+        state[0] = len(tail)
+        if self._pending_size + state[1] > self._max:
+            self._fail(items)
 
     def _raise_not_open(self) -> None:
         if self._state is _FAILED:
@@ -213,49 +369,41 @@ class SSEParser(Generic[Item]):
         self._error = EventTooLarge(self._max, self._bytes_fed, events=list(items))
         raise self._error
 
-    def _process(self, text: str) -> list[Item]:
-        """Interpret complete lines (``text`` ends with LF, all terminators are LF)."""
-        blocks = text.split("\n\n")
-        # The last piece holds the complete lines of an event still open (or "").
+    def _process(self, blocks: list[str], items: list[Item]) -> None:
+        """Interpret complete blocks, each followed by a blank line.
+
+        The last element is what follows the last ``"\\n\\n"``: empty, or a
+        lone LF when a run of blank lines was odd (one more blank line).
+        """
         last = blocks.pop()
-        items: list[Item] = []
-        if blocks:
-            limit = self._max
-            first = 0
-            if self._pending_size:
-                # The first block continues an event begun in an earlier read.
-                self._lines(blocks[0].split("\n"), items)
-                self._dispatch(items)
-                first = 1
-            append = items.append
-            make = ServerSentEvent
-            id_buffer = self._id_buffer
-            for i in range(first, len(blocks)):
-                block = blocks[i]
-                # A block's size is its length + 1 (its last terminator), but a
-                # leading LF is a blank line of its own, not part of the event.
-                if len(block) >= limit and len(block) + (block[:1] != "\n") > limit:
-                    self._fail(items)
-                if block[:6] == "data: " and "\n" not in block:
-                    append(make("message", block[6:], id_buffer))
+        if self._pending_size and blocks:
+            # The first block began with comment lines taken earlier.
+            self._lines(blocks[0].split("\n"), items)
+            self._dispatch(items)
+            del blocks[0]
+        limit = self._max
+        append = items.append
+        make = ServerSentEvent
+        new = tuple.__new__  # NamedTuple's own __new__ is a Python function
+        id_buffer = self._id_buffer
+        for block in blocks:
+            # A block's size is its length + 1 (its last terminator), but a
+            # leading LF is a blank line of its own, not part of the event.
+            if len(block) >= limit and len(block) + (block[:1] != "\n") > limit:
+                self._fail(items)
+            if block[:6] == "data: " and "\n" not in block:
+                append(new(make, ("message", block[6:], id_buffer)))
+                continue
+            if block[:7] == "event: ":
+                nl = block.find("\n")
+                if nl > 7 and block[nl + 1 : nl + 7] == "data: " and block.find("\n", nl + 1) < 0:
+                    append(new(make, (block[7:nl], block[nl + 7 :], id_buffer)))
                     continue
-                if block[:7] == "event: ":
-                    nl = block.find("\n")
-                    if (
-                        nl > 7
-                        and block[nl + 1 : nl + 7] == "data: "
-                        and block.find("\n", nl + 1) < 0
-                    ):
-                        append(make(block[7:nl], block[nl + 7 :], id_buffer))
-                        continue
-                self._lines(block.split("\n"), items)
-                self._dispatch(items)
-                id_buffer = self._id_buffer
+            self._lines(block.split("\n"), items)
+            self._dispatch(items)
+            id_buffer = self._id_buffer
         if last:
-            lines = last.split("\n")
-            lines.pop()
-            self._lines(lines, items)
-        return items
+            self._dispatch(items)
 
     def _lines(self, lines: list[str], items: list[Item]) -> None:
         """The spec's per-line steps; a blank line dispatches."""
@@ -285,16 +433,10 @@ class SSEParser(Generic[Item]):
             elif name == "id":
                 if "\x00" not in value:
                     self._id_buffer = value
-            elif name == "retry" and value.isascii() and value.isdigit():
-                try:
-                    self._retry = int(value)
-                except ValueError:
-                    # More digits than sys.get_int_max_str_digits(): exact after
-                    # dropping leading zeros, else ignored as unrepresentable (as
-                    # browsers ignore a retry that overflows), never quadratic.
-                    digits = value.lstrip("0")
-                    if len(digits) <= sys.get_int_max_str_digits():
-                        self._retry = int(digits or "0")
+            elif name == "retry":
+                retry = _retry_value(value)
+                if retry is not None:
+                    self._retry = retry
 
     def _dispatch(self, items: list[Item]) -> None:
         """The spec's blank-line step: commit the ID, emit the event if it has data."""

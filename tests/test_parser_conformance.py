@@ -356,9 +356,10 @@ def _run(
     items: list[object] = []
     for chunk in chunks:
         items.extend(parser.feed(chunk))
-    state = (items, parser.last_event_id, parser.retry, parser.in_event)
-    assert parser.close() == []
-    return state
+    last_event_id, retry, in_event = parser.last_event_id, parser.retry, parser.in_event
+    # close() gives back only the comment lines of an unterminated block.
+    items.extend(parser.close())
+    return items, last_event_id, retry, in_event
 
 
 def _expected(case: Case) -> tuple[list[object], str, int | None, bool]:
@@ -518,6 +519,22 @@ def test_close_returns_empty_and_is_idempotent() -> None:
     assert p.close() == []
     assert p.close() == []
     assert p.last_event_id == ""
+
+
+def test_close_returns_the_comments_of_an_unterminated_block() -> None:
+    p = SSEParser(comments=True)
+    assert p.feed(b"data: a\n: first\n:second\ndata: b") == []
+    assert p.close() == [Comment("first"), Comment("second")]
+
+
+def test_leading_comment_lines_are_reported_as_each_line_ends() -> None:
+    # Bare keepalive lines with no blank line after them must not wait for
+    # the next event.
+    p = SSEParser(comments=True)
+    assert p.feed(b": keepalive\n") == [Comment("keepalive")]
+    assert p.feed(b": keep") == []
+    assert p.feed(b"alive\n: x\nda") == [Comment("keepalive"), Comment("x")]
+    assert p.feed(b"ta: 1\n\n") == [ServerSentEvent("message", "1", "")]
 
 
 def test_close_discards_event_terminated_only_by_close() -> None:
