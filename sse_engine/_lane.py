@@ -131,8 +131,12 @@ class Lane(Generic[S]):
         #: ``outcome`` already set. Cleared, later events are trailing data again.
         self._post_end_events = False
         self._discarding = False
+        self._setup()
 
     # -- what subclasses provide -------------------------------------------
+
+    def _setup(self) -> None:
+        """Initialise the lane's own state; ``__init__`` calls it once, last."""
 
     @property
     def snapshot(self) -> S:

@@ -8,14 +8,12 @@ updates the snapshot and appends its event. Public names are re-exported by
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from sse_engine._errors import ProtocolError, UsageError
-from sse_engine._lane import JsonLoads, Lane, LaneEvent, StreamRestarted
+from sse_engine._lane import Lane, LaneEvent, StreamRestarted
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE
 from sse_engine._responses_events import (
     ResponseAnnotationEvent,
     ResponseArgumentsDoneEvent,
@@ -152,14 +150,7 @@ class ResponsesLane(Lane[ResponseSnapshot]):
 
     terminal_event_name = "response.completed, response.incomplete or response.failed"
 
-    def __init__(
-        self,
-        *,
-        json_loads: JsonLoads = json.loads,
-        strict: bool = False,
-        max_event_size: int | None = DEFAULT_MAX_EVENT_SIZE,
-    ) -> None:
-        super().__init__(json_loads=json_loads, strict=strict, max_event_size=max_event_size)
+    def _setup(self) -> None:
         self._snap = ResponseSnapshot()
         self._last_seq: int | None = None
         self._open: OutputItem | None = None

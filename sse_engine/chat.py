@@ -39,9 +39,8 @@ from sse_engine._chat_snapshot import (
     json_copy,
     merge_field,
 )
-from sse_engine._lane import JsonLoads, Lane, LaneEvent
+from sse_engine._lane import Lane, LaneEvent
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE
 from sse_engine._sse import ServerSentEvent
 
 __all__ = [
@@ -101,14 +100,7 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
 
     terminal_event_name = "data: [DONE] (or an error frame)"
 
-    def __init__(
-        self,
-        *,
-        json_loads: JsonLoads = json.loads,
-        strict: bool = False,
-        max_event_size: int | None = DEFAULT_MAX_EVENT_SIZE,
-    ) -> None:
-        super().__init__(json_loads=json_loads, strict=strict, max_event_size=max_event_size)
+    def _setup(self) -> None:
         self._snapshot = ChatCompletionSnapshot()
         self._need_identity = True
         self._warned: set[str] = set()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sse_engine._errors import ProtocolError
-from sse_engine._lane import JsonLoads, Lane, LaneEvent
+from sse_engine._lane import Lane, LaneEvent
 from sse_engine._messages_events import (
     BlockDelta,
     BlockStart,
@@ -35,7 +35,6 @@ from sse_engine._messages_events import (
 )
 from sse_engine._messages_snapshot import TOOL_BLOCK_TYPES, ContentBlock, MessageSnapshot
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE
 from sse_engine._sse import ServerSentEvent
 
 __all__ = [
@@ -107,15 +106,8 @@ class MessagesLane(Lane[MessageSnapshot]):
 
     terminal_event_name = "message_stop"
 
-    def __init__(
-        self,
-        *,
-        json_loads: JsonLoads = json.loads,
-        strict: bool = False,
-        max_event_size: int | None = DEFAULT_MAX_EVENT_SIZE,
-    ) -> None:
-        super().__init__(json_loads=json_loads, strict=strict, max_event_size=max_event_size)
-        self._snap = MessageSnapshot(json_loads)
+    def _setup(self) -> None:
+        self._snap = MessageSnapshot(self.json_loads)
         self._data_only_seen = False
         # The open blocks, by index, with the string deltas each accepts (hot path).
         self._open: dict[int, tuple[ContentBlock, dict[str, _Spec]]] = {}
