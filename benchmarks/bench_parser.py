@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import io
 import os
 import pstats
@@ -27,13 +26,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import corpora, report
 from benchmarks.peers import MISSING, PEERS, Peer
+from benchmarks.timing import gc_frozen, time_once
 
 __all__ = ["Row", "build_rows", "main", "run"]
 
@@ -148,27 +147,10 @@ def _check(peer: Peer, row: Row) -> str | None:
     return None if got == row.expected else _describe_mismatch(got, row.expected)
 
 
-def _time_once(fn: Callable[[list[bytes]], Any], chunks: list[bytes]) -> float:
-    gc.collect()
-    gc.disable()
-    try:
-        t0 = time.perf_counter()
-        fn(chunks)
-        return time.perf_counter() - t0
-    finally:
-        gc.enable()
-
-
 def run(rows: list[Row], peers: list[Peer], log: Callable[[str], None] = print) -> None:
     """Check then time every peer on every row (rounds interleave peers)."""
-    # Move everything alive now (SDK modules, corpora, chunk lists) out of the
-    # collector's reach, so the gc.collect() before each timed call stays cheap.
-    gc.collect()
-    gc.freeze()
-    try:
+    with gc_frozen():
         _run(rows, peers, log)
-    finally:
-        gc.unfreeze()
 
 
 def _run(rows: list[Row], peers: list[Peer], log: Callable[[str], None]) -> None:
@@ -186,7 +168,7 @@ def _run(rows: list[Row], peers: list[Peer], log: Callable[[str], None]) -> None
         deadline = time.perf_counter() + row.budget
         for _ in range(row.repeats):
             for peer in live:
-                best[peer.name] = min(best[peer.name], _time_once(peer.events, row.chunks))
+                best[peer.name] = min(best[peer.name], time_once(peer.events, row.chunks))
                 row.rounds[peer.name] += 1
             if time.perf_counter() > deadline:
                 break
@@ -300,13 +282,6 @@ def _ms(t: float | None) -> str:
     return "mismatch" if t is None else f"{t * 1e3:.1f} ms"
 
 
-def _load1() -> float | None:
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
-
-
 def section(
     rows: list[Row], peers: list[Peer], settings: Settings, load: float | None = None
 ) -> str:
@@ -400,7 +375,7 @@ def main(write: bool = True, quick: bool = False) -> int:
     rows = build_rows(settings)
     if MISSING:
         print("  skipped (not installed): " + ", ".join(sorted(MISSING)))
-    load = _load1()
+    load = report.load1()
     t0 = time.perf_counter()
     run(rows, PEERS)
     print(f"  timed in {time.perf_counter() - t0:.1f} s\n")
