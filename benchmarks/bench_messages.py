@@ -1,19 +1,18 @@
-"""The Messages lane end to end vs the ``anthropic`` SDK's streaming path, on the same bytes.
+"""The Messages lane end to end against the anthropic SDK's streaming path, on the same bytes.
 
-Input: a realistic ~2,000-event Anthropic stream (a thinking block with its
-signature, a long text answer, a tool call whose input streams as JSON
-fragments, pings, a final ``message_delta``), cut into ragged 40-700 byte
-reads from a fixed seed.
+The harness (:mod:`benchmarks.lanes`) feeds both sides the same ragged reads,
+checks their final objects agree, times them and writes the section. Here:
 
-- ``sse_engine``: ``MessagesLane.feed()`` per read, ``close()``, then
-  ``snapshot.to_api()``: parsing, JSON, typed events, snapshot, final object.
-  Measured with the stdlib ``json.loads`` and with ``orjson.loads`` injected.
-- ``anthropic``: ``anthropic.Stream`` over an in-memory ``httpx2.Response``
-  whose body yields the same reads, wrapped in ``MessageStream`` (what
-  ``client.messages.stream()`` returns), then ``get_final_message()``.
+- the SDK side: ``anthropic.Stream`` over the in-memory response, wrapped in
+  ``MessageStream`` (what ``client.messages.stream()`` returns), then
+  ``get_final_message()``;
+- the corpus: a realistic ~2,000-event Anthropic stream (a thinking block
+  with its signature, a long text answer, a tool call whose input streams as
+  JSON fragments, pings, a final ``message_delta``);
+- the check: the SDK's final message as JSON (``to_dict(mode="json")``) equals
+  the lane's.
 
-Both sides are checked to assemble the same final message before timing.
-``python -m benchmarks.bench_messages [--quick]`` prints the markdown section.
+    python -m benchmarks.bench_messages [--quick] [--no-write]
 """
 
 from __future__ import annotations
@@ -21,14 +20,17 @@ from __future__ import annotations
 import json
 import random
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any, cast
 
-from benchmarks.corpora import chunked
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import lanes
 from sse_engine.messages import MessagesLane
 
-__all__ = ["build_stream", "main", "run"]
+__all__ = ["BENCHMARK", "build_stream", "main"]
 
 _WORDS = [
     "the", "of", "and", "to", "in", "is", "that", "for", "it", "as", "with", "stream",
@@ -98,117 +100,40 @@ def build_stream(n_events: int = 2000, seed: int = 20240611) -> bytes:
     return "".join(parts).encode()
 
 
-def lane_final(chunks: list[bytes], loads: Callable[[str], Any] = json.loads) -> dict[str, Any]:
-    lane = MessagesLane(json_loads=loads)
-    feed = lane.feed
-    for chunk in chunks:
-        feed(chunk)
-    lane.close()
-    return lane.snapshot.to_api()
+def _anthropic() -> Callable[[list[bytes]], Any]:
+    """``anthropic.Stream`` wrapped in ``MessageStream`` (what ``client.messages.stream()``
+    returns), then ``get_final_message()``."""
+    import anthropic
+    from anthropic.lib.streaming import MessageStream
+    from anthropic.types import RawMessageStreamEvent
+
+    def final(chunks: list[bytes]) -> Any:
+        raw = lanes.sdk_stream("anthropic", cast(Any, RawMessageStreamEvent), chunks,
+                               "/v1/messages")
+        return MessageStream(raw, output_format=anthropic.NOT_GIVEN).get_final_message()
+
+    return final
 
 
-def _sdk_final() -> Callable[[list[bytes]], dict[str, Any]] | None:
-    try:
-        import anthropic
-        import httpx2
-        from anthropic import Stream
-        from anthropic.lib.streaming import MessageStream
-        from anthropic.types import RawMessageStreamEvent
-    except ImportError:
-        return None
-    client = anthropic.Anthropic(api_key="sk-ant-dummy")  # never sends a request
-    request = httpx2.Request("POST", "https://example.invalid/v1/messages")
-
-    def sdk_final(chunks: list[bytes]) -> dict[str, Any]:
-        def body() -> Iterator[bytes]:
-            yield from chunks
-
-        response = httpx2.Response(200, headers={"content-type": "text/event-stream"},
-                                   content=body(), request=request)
-        raw: Any = Stream(cast_to=cast(Any, RawMessageStreamEvent), response=response,
-                          client=client)
-        message = MessageStream(raw, output_format=anthropic.NOT_GIVEN).get_final_message()
-        result: dict[str, Any] = message.to_dict(mode="json", warnings=False)
-        return result
-
-    return sdk_final
+def _same(ours: dict[str, Any], sdk: Any) -> None:
+    """The SDK's final message as JSON (``to_dict(mode="json")``) equals the lane's."""
+    assert ours == sdk.to_dict(mode="json", warnings=False), "the final messages differ"
 
 
-def _best_times(
-    contenders: list[tuple[str, Callable[[list[bytes]], Any], int]],
-    chunks: list[bytes],
-    rounds: int,
-) -> dict[str, float]:
-    """The best time of each contender over ``rounds`` interleaved rounds.
-
-    Each round runs every contender ``repeat`` times (the fast ones more often,
-    so that each gets a similar share of wall time); interleaving makes a load
-    spike on the machine hit every contender alike.
-    """
-    best = {name: float("inf") for name, _, _ in contenders}
-    for _ in range(rounds):
-        for name, fn, repeat in contenders:
-            for _ in range(repeat):
-                t0 = time.perf_counter()
-                fn(chunks)
-                best[name] = min(best[name], time.perf_counter() - t0)
-    return best
-
-
-def run(quick: bool = False) -> str:
-    """Time the lane and the SDK on the same ragged reads; return a markdown section."""
-    body = build_stream(400 if quick else 2000)
-    chunks = chunked(body, "ragged")
-    n_events = body.count(b"\n\n")
-    rounds = 2 if quick else 10
-    lane_repeat = 2 if quick else 5
-    contenders: list[tuple[str, Callable[[list[bytes]], Any], int]] = [
-        ("sse_engine MessagesLane (json)", lane_final, lane_repeat),
-    ]
-    try:
-        import orjson
-
-        def lane_orjson(c: list[bytes]) -> dict[str, Any]:
-            return lane_final(c, orjson.loads)
-
-        contenders.append(("sse_engine MessagesLane (orjson)", lane_orjson, lane_repeat))
-    except ImportError:
-        pass
-    sdk = _sdk_final()
-    if sdk is not None:
-        contenders.append(("anthropic MessageStream", sdk, 1))
-    expected = lane_final(chunks)
-    for name, fn, _ in contenders:
-        if fn(chunks) != expected:
-            raise AssertionError(f"{name} assembled a different final message than the lane")
-    times = _best_times(contenders, chunks, rounds)
-    sdk_time = times.get("anthropic MessageStream")
-    lines = [
-        "## Messages lane vs the anthropic SDK",
-        "",
-        f"{n_events} events, {len(body):,} bytes in {len(chunks)} ragged reads "
-        f"(40-700 B); best time over {rounds} interleaved rounds; end to end "
-        "(parse, JSON, typed events, final message).",
-        "",
-        "| contender | MB/s | events/s | vs SDK |",
-        "| --- | ---: | ---: | ---: |",
-    ]
-    for name, t in times.items():
-        ratio = f"{sdk_time / t:.1f}x" if sdk_time else "n/a"
-        lines.append(
-            f"| {name} | {len(body) / t / 1e6:.1f} | {n_events / t:,.0f} | {ratio} |"
-        )
-    if sdk is None:
-        lines += ["", "The anthropic SDK is not installed: no comparison."]
-    return "\n".join(lines) + "\n"
-
-
-def main(write: bool = False, quick: bool = False) -> int:
-    """Print the section (``benchmarks.run`` entry point; the lead wires it into the docs)."""
-    del write
-    print(run(quick=quick))
-    return 0
+BENCHMARK = lanes.LaneBenchmark(
+    section="messages",
+    title="Messages lane vs the anthropic SDK",
+    lane=MessagesLane,
+    sdk="anthropic",
+    sdk_runner=_anthropic,
+    same=_same,
+    corpora={"agent": (build_stream, "a thinking block with its signature, a long text answer,"
+                       " a tool call whose input streams as JSON fragments, pings and a final"
+                       " `message_delta`")},
+)
+#: ``main(write=True, quick=False) -> int``, as ``benchmarks.run`` calls every module.
+main = BENCHMARK.main
 
 
 if __name__ == "__main__":
-    sys.exit(main(quick="--quick" in sys.argv[1:]))
+    sys.exit(lanes.cli(main, __doc__))

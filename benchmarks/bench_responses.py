@@ -1,27 +1,20 @@
 """The Responses lane end to end against the openai SDK's streaming path, on the same bytes.
 
-Both sides get the same bytes in the same ragged 40-700 B reads (fixed seed):
+The harness (:mod:`benchmarks.lanes`) feeds both sides the same ragged reads,
+checks their final objects agree, times them and writes the section. Here:
 
-- ``sse_engine``: ``ResponsesLane.feed()`` per read, ``close()``, then
-  ``snapshot.to_api()``: SSE parsing, JSON decoding, typed events, sequence
-  checks, snapshot, outcome, final object. Once with stdlib ``json.loads``,
-  once with ``orjson.loads`` injected.
-- ``openai``: ``openai.Stream`` over an in-memory response (``httpx2.Response``,
-  the SDK's own HTTP types) whose byte stream yields the same reads, wrapped in
-  ``ResponseStream`` (which runs ``ResponseStreamState``), iterated to the end,
-  then ``get_final_response()``: what ``client.responses.stream()`` does after
-  the HTTP request.
+- the SDK side: ``openai.Stream`` over the in-memory response, wrapped in
+  ``ResponseStream`` (which runs ``ResponseStreamState``), iterated to the
+  end, then ``get_final_response()``: what ``client.responses.stream()`` does
+  after the HTTP request;
+- the corpora (~2,000 SSE events each): ``text``, the shared
+  ``corpora.responses`` stream (one message item, ~200 B text deltas), and
+  ``agent``: a reasoning summary, a text answer, a function call and an MCP
+  call whose arguments stream as fragments, then ``response.completed``;
+- the check: both final responses are equal (without the ``parsed`` fields
+  the SDK's parsing helpers add).
 
-Corpora (~2,000 SSE events each): ``text``, the shared ``corpora.responses``
-stream (one message item, ~200 B text deltas), and ``agent``: a reasoning
-summary, a text answer, a function call and an MCP call whose arguments stream
-as fragments, then ``response.completed``. Before timing, both sides' final
-responses are checked to be equal.
-
-Timing: ``time.perf_counter`` around one complete run, garbage collector off
-during it, best of N rounds, sides interleaved round by round.
-
-    python -m benchmarks.bench_responses [--quick]
+    python -m benchmarks.bench_responses [--quick] [--no-write]
 """
 
 from __future__ import annotations
@@ -30,19 +23,17 @@ import json
 import random
 import sys
 import warnings
-from collections.abc import Callable, Iterator
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import corpora
-from benchmarks.bench_chat import _orjson_loads, _time
+from benchmarks import corpora, lanes
 from sse_engine.responses import ResponsesLane
 
-__all__ = ["agent_stream", "main", "run"]
+__all__ = ["BENCHMARK", "agent_stream", "main"]
 
 N_EVENTS = 2000
 
@@ -175,54 +166,16 @@ def agent_stream(n_events: int = N_EVENTS, seed: int = corpora.TEXT_SEED) -> byt
     return "".join(parts).encode()
 
 
-CORPORA: dict[str, Callable[[], bytes]] = {
-    "text": lambda: corpora.responses(N_EVENTS),
-    "agent": agent_stream,
-}
+def _openai() -> Callable[[list[bytes]], Any]:
+    """``openai.Stream`` wrapped in ``ResponseStream`` (which runs ``ResponseStreamState``),
+    iterated to the end, then ``get_final_response()``: what ``client.responses.stream()``
+    does after the HTTP request."""
+    import openai
+    from openai.lib.streaming.responses import ResponseStream
+    from openai.types.responses import ResponseStreamEvent
 
-
-# -- the two sides -----------------------------------------------------------------------
-
-
-def lane_run(chunks: list[bytes], loads: Callable[[str], Any]) -> dict[str, Any]:
-    lane = ResponsesLane(json_loads=loads)
-    feed = lane.feed
-    for chunk in chunks:
-        feed(chunk)
-    lane.close()
-    return lane.snapshot.to_api()
-
-
-def _sdk_runner() -> Callable[[list[bytes]], Any] | None:
-    try:
-        import openai
-        from openai.lib.streaming.responses import ResponseStream
-        from openai.types.responses import ResponseStreamEvent
-    except ImportError:  # pragma: no cover - the bench extra is not installed
-        return None
-    httpx: Any
-    try:  # the HTTP library the installed SDK itself uses (openai 3.x: httpx2)
-        import httpx2 as httpx
-    except ImportError:  # pragma: no cover
-        import httpx
-    client = openai.OpenAI(api_key="sk-dummy", base_url="https://example.invalid/v1")
-    request = httpx.Request("POST", "https://example.invalid/v1/responses")
-
-    class Reads(httpx.SyncByteStream):  # type: ignore[misc]
-        def __init__(self, chunks: list[bytes]) -> None:
-            self.chunks = chunks
-
-        def __iter__(self) -> Iterator[bytes]:
-            return iter(self.chunks)
-
-    def sdk_run(chunks: list[bytes]) -> Any:
-        response = httpx.Response(
-            200,
-            headers={"content-type": "text/event-stream"},
-            stream=Reads(chunks),
-            request=request,
-        )
-        raw: Any = openai.Stream(cast_to=ResponseStreamEvent, response=response, client=client)  # type: ignore[arg-type]
+    def final(chunks: list[bytes]) -> Any:
+        raw = lanes.sdk_stream("openai", ResponseStreamEvent, chunks, "/responses")
         stream = ResponseStream(
             raw_stream=raw, text_format=openai.omit, input_tools=openai.omit, starting_after=None
         )
@@ -230,7 +183,7 @@ def _sdk_runner() -> Callable[[list[bytes]], Any] | None:
             pass
         return stream.get_final_response()
 
-    return sdk_run
+    return final
 
 
 def _without_sdk_additions(value: Any) -> Any:
@@ -246,70 +199,31 @@ def _without_sdk_additions(value: Any) -> Any:
     return value
 
 
-def _check(ours: dict[str, Any], sdk: Any) -> None:
-    """Both sides assembled the same final response."""
+def _same(ours: dict[str, Any], sdk: Any) -> None:
+    """Both sides assembled the same final response (without the ``parsed`` fields the
+    SDK's helpers add)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = _without_sdk_additions(sdk.model_dump(mode="json", exclude_unset=True))
-    if ours != theirs:
-        raise AssertionError("the lane and the SDK assembled different final responses")
+    assert ours == theirs, "the final responses differ"
 
 
-def run(quick: bool = False) -> str:
-    """Time every corpus on both sides; return a markdown section."""
-    rounds = 3 if quick else 9
-    n_events = 400 if quick else N_EVENTS
-    sdk_run = _sdk_runner()
-    orjson_loads = _orjson_loads()
-    lines = [
-        "## Responses lane vs the openai SDK",
-        "",
-        "Same bytes, same ragged 40-700 B reads. `sse_engine`: `ResponsesLane` feed + close + "
-        "`snapshot.to_api()`. `openai`: `Stream` + `ResponseStream` over an in-memory "
-        "httpx response, then `get_final_response()`. Both final responses checked equal "
-        f"first. Best of {rounds} rounds, GC off while timed.",
-        "",
-        "| corpus | events | MB | side | MB/s | events/s | vs openai |",
-        "|---|---:|---:|---|---:|---:|---:|",
-    ]
-    builders = {
-        "text": lambda: corpora.responses(n_events),
-        "agent": lambda: agent_stream(n_events),
-    }
-    for name, build in builders.items():
-        data = build()
-        chunks = corpora.chunked(data, "ragged")
-        count = data.count(b"\n\n")
-        sides: dict[str, Callable[[list[bytes]], Any]] = {
-            "sse_engine (json)": partial(lane_run, loads=json.loads),
-        }
-        if orjson_loads is not None:
-            sides["sse_engine (orjson)"] = partial(lane_run, loads=orjson_loads)
-        if sdk_run is not None:
-            _check(lane_run(chunks, json.loads), sdk_run(chunks))
-            sides["openai"] = sdk_run
-        best = {side: float("inf") for side in sides}
-        for _ in range(rounds):  # interleaved, one run of each side at a time
-            for side, fn in sides.items():
-                best[side] = min(best[side], _time(fn, chunks))
-        sdk_time = best.get("openai")
-        for side, seconds in best.items():
-            ratio = "" if sdk_time is None else f"{sdk_time / seconds:.1f}\u00d7"
-            lines.append(
-                f"| {name} | {count} | {len(data) / 1e6:.2f} | {side} | "
-                f"{len(data) / seconds / 1e6:.1f} | {count / seconds:,.0f} | {ratio} |"
-            )
-    if sdk_run is None:
-        lines += ["", "openai is not installed: no SDK column."]
-    return "\n".join(lines) + "\n"
-
-
-def main(write: bool = False, quick: bool = False) -> int:
-    """Print the section (``benchmarks.run`` entry point; the lead wires it into the docs)."""
-    del write
-    print(run(quick=quick))
-    return 0
+BENCHMARK = lanes.LaneBenchmark(
+    section="responses",
+    title="Responses lane vs the openai SDK",
+    lane=ResponsesLane,
+    sdk="openai",
+    sdk_runner=_openai,
+    same=_same,
+    corpora={
+        "text": (corpora.responses, "one message item, ~200 B text deltas"),
+        "agent": (agent_stream, "a reasoning summary, a text answer, a function call and an"
+                  " MCP call whose arguments stream as fragments"),
+    },
+)
+#: ``main(write=True, quick=False) -> int``, as ``benchmarks.run`` calls every module.
+main = BENCHMARK.main
 
 
 if __name__ == "__main__":
-    sys.exit(main(quick="--quick" in sys.argv[1:]))
+    sys.exit(lanes.cli(main, __doc__))

@@ -1,0 +1,301 @@
+"""The harness of the lane benchmarks: one lane end to end against its SDK, on the same bytes.
+
+A lane benchmark (``bench_chat``, ``bench_responses``, ``bench_messages``) is a
+:class:`LaneBenchmark`: its corpora, the lane class, how to run the official
+SDK's streaming path and how to compare the two final objects. This module
+does the rest, the same way for every lane:
+
+- each corpus is cut into ragged 40-700 B reads (``corpora.chunked``, fixed
+  seed); both sides get the very same reads;
+- ``sse_engine``: ``Lane(json_loads=...)``, ``feed()`` per read, ``close()``,
+  then ``snapshot.to_api()`` (SSE parsing, JSON, typed events, snapshot,
+  outcome, final object), once with stdlib ``json.loads`` and once with
+  ``orjson.loads`` injected (when installed);
+- the SDK: its ``Stream`` class over an in-memory HTTP response (the SDK's own
+  HTTP types, :func:`sdk_stream`) whose body yields the same reads, wrapped in
+  the SDK's stream helper, run to the final object: what
+  ``client....stream()`` does after the HTTP request;
+- before timing, the ``orjson`` run must give the same final object as the
+  ``json`` one, and the SDK's final object must agree with the lane's (the
+  benchmark's ``same`` check); a corpus that fails is reported, not timed;
+- timing (:mod:`benchmarks.timing`, as the parser benchmark): one complete run
+  per call, garbage collector off during it, best of N rounds, contenders
+  interleaved round by round;
+- the section: MB/s, events/s and the ratio to the SDK, with and without
+  orjson, and the target (the lane at least 10 times the SDK's throughput).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import functools
+import inspect
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks import corpora, report
+from benchmarks.timing import Contender, best_of
+
+__all__ = ["FULL", "QUICK", "TARGET", "LaneBenchmark", "Settings", "cli", "sdk_stream"]
+
+#: The lane is to reach at least this many times the SDK's throughput.
+TARGET = 10.0
+TIMES = "\u00d7"  # multiplication sign
+OURS = "sse_engine"
+
+Reads = list[bytes]
+
+
+@dataclass(frozen=True)
+class Settings:
+    n_events: int  # per corpus, about
+    rounds: int
+    lane_repeat: int  # runs of each sse_engine side per round (the SDK: one)
+
+
+FULL = Settings(n_events=2000, rounds=9, lane_repeat=3)
+QUICK = Settings(n_events=400, rounds=2, lane_repeat=1)
+
+# -- the SDK side: an SDK ``Stream`` over in-memory reads ---------------------------------
+
+_BASE_URLS = {"openai": "https://example.invalid/v1", "anthropic": "https://example.invalid"}
+
+
+@functools.cache
+def _http() -> tuple[Any, type]:
+    """The HTTP library the SDKs use (``httpx2`` for openai 3.x / anthropic 2.x, else
+    ``httpx``) and a byte stream class over a list of reads."""
+    httpx: Any
+    try:
+        import httpx2 as httpx
+    except ImportError:  # pragma: no cover - older SDKs
+        import httpx
+
+    class ListStream(httpx.SyncByteStream):  # type: ignore[misc]
+        def __init__(self, chunks: Reads) -> None:
+            self.chunks = chunks
+
+        def __iter__(self) -> Iterator[bytes]:
+            return iter(self.chunks)
+
+    return httpx, ListStream
+
+
+@functools.cache
+def _client(package: str) -> Any:
+    """A client of ``package`` (``openai`` or ``anthropic``); it never sends a request."""
+    sdk = __import__(package)
+    make = sdk.OpenAI if package == "openai" else sdk.Anthropic
+    return make(api_key="sk-benchmark", base_url=_BASE_URLS[package])
+
+
+@functools.cache
+def _request(package: str, path: str) -> Any:
+    httpx, _ = _http()
+    return httpx.Request("POST", _BASE_URLS[package] + path)
+
+
+def sdk_stream(package: str, cast_to: Any, chunks: Reads, path: str) -> Any:
+    """``package.Stream`` (openai's or anthropic's) over a 200 response whose body is ``chunks``.
+
+    This is what the SDK's client builds after sending the request; the caller
+    wraps it in the SDK's stream helper.
+    """
+    httpx, list_stream = _http()
+    response = httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, stream=list_stream(chunks),
+        request=_request(package, path),
+    )
+    return sys.modules[package].Stream(cast_to=cast_to, response=response, client=_client(package))
+
+
+# -- one lane benchmark ---------------------------------------------------------------------
+
+
+def _json_variants() -> dict[str, Callable[[str], Any]]:
+    variants: dict[str, Callable[[str], Any]] = {"json": json.loads}
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - the bench extra is not installed
+        return variants
+    variants["orjson"] = orjson.loads
+    return variants
+
+
+@dataclass(frozen=True)
+class LaneBenchmark:
+    """What differs between the lane benchmarks; :meth:`run` does the rest."""
+
+    section: str  # the section of docs/benchmarks.md
+    title: str  # its heading
+    lane: Callable[..., Any]  # the lane class; takes ``json_loads=``
+    sdk: str  # the SDK's name, as a column label: "openai", "anthropic"
+    #: Imports the SDK and returns ``run(reads) -> final object``; ImportError if
+    #: missing. Its docstring (one sentence) says how the SDK is driven, in the section.
+    sdk_runner: Callable[[], Callable[[Reads], Any]]
+    #: Raises AssertionError (why in its message) if the lane's ``to_api()`` dict and
+    #: the SDK's final object do not say the same. Its docstring goes in the section.
+    same: Callable[[dict[str, Any], Any], None]
+    #: Corpus name -> (builder taking the number of events, what it holds in a few words).
+    corpora: Mapping[str, tuple[Callable[[int], bytes], str]]
+
+    def lane_final(self, chunks: Reads, loads: Callable[[str], Any] = json.loads) -> Any:
+        """The lane over ``chunks``, to its final object (``snapshot.to_api()``)."""
+        lane = self.lane(json_loads=loads)
+        feed = lane.feed
+        for chunk in chunks:
+            feed(chunk)
+        lane.close()
+        return lane.snapshot.to_api()
+
+    def run(self, quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, bool]:
+        """Check, then time, every corpus; the markdown section and whether all checks passed."""
+        settings = QUICK if quick else FULL
+        load = report.load1()
+        try:
+            sdk_final: Callable[[Reads], Any] | None = self.sdk_runner()
+        except ImportError as exc:
+            sdk_final = None
+            log(f"  {self.sdk} is not installed ({exc}): no SDK column")
+        variants = _json_variants()
+        rows: list[list[str]] = []
+        ratios: dict[str, list[tuple[str, float]]] = {name: [] for name in variants}
+        problems: list[str] = []
+        for corpus, (build, _) in self.corpora.items():
+            data = build(settings.n_events)
+            chunks = corpora.chunked(data, "ragged")
+            n_events = data.count(b"\n\n")
+            ours = {f"{OURS} ({name})": name for name in variants}
+            contenders: list[Contender[Reads]] = [
+                (side, functools.partial(self.lane_final, loads=variants[name]),
+                 settings.lane_repeat)
+                for side, name in ours.items()
+            ]
+            if sdk_final is not None:
+                contenders.append((self.sdk, sdk_final, 1))
+            why = self._check(chunks, variants, sdk_final)
+            if why is not None:
+                problems.append(f"{corpus}: {why}")
+                log(f"  {corpus}: MISMATCH, not timed: {why}")
+                continue
+            best = best_of(contenders, chunks, settings.rounds)
+            sdk_time = best.get(self.sdk)
+            for side, seconds in best.items():
+                ratio = None if sdk_time is None else sdk_time / seconds
+                if ratio is not None and side in ours:
+                    ratios[ours[side]].append((corpus, ratio))
+                rows.append([
+                    corpus, f"{n_events:,}", f"{len(data):,}", side,
+                    f"{len(data) / seconds / 1e6:.1f}", f"{n_events / seconds:,.0f}",
+                    "—" if ratio is None else f"{ratio:.1f}{TIMES}",
+                ])
+                log(f"  {corpus:<8} {side:<20} {len(data) / seconds / 1e6:6.1f} MB/s"
+                    + ("" if ratio is None else f"  {ratio:5.1f}{TIMES} the SDK"))
+        return self._section(settings, load, rows, ratios, problems, sdk_final is None), \
+            not problems
+
+    def _check(
+        self, chunks: Reads, variants: Mapping[str, Callable[[str], Any]],
+        sdk_final: Callable[[Reads], Any] | None,
+    ) -> str | None:
+        """None if every side assembles the same final object, else why not."""
+        expected = self.lane_final(chunks)
+        for name, loads in variants.items():
+            if self.lane_final(chunks, loads) != expected:
+                return f"the lane with {name} assembles a different final object than with json"
+        if sdk_final is None:
+            return None
+        try:
+            self.same(expected, sdk_final(chunks))
+        except AssertionError as exc:
+            detail = f": {exc}" if str(exc) else ""
+            return f"the lane and {self.sdk} assemble different final objects{detail}"
+        return None
+
+    def _section(
+        self, settings: Settings, load: float | None, rows: list[list[str]],
+        ratios: Mapping[str, list[tuple[str, float]]], problems: list[str], no_sdk: bool,
+    ) -> str:
+        now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        load_text = "unknown" if load is None else f"{load:.2f}"
+        lines = [
+            f"## {self.title}",
+            "",
+            f"Measured {now}, sse_engine {report.git_revision()}; 1-minute load average at"
+            f" the start {load_text} on {os.cpu_count() or 1} CPU(s).",
+            "",
+            f"Both sides get the same bytes in the same ragged 40-700 B reads. **{OURS}**:"
+            f" `{self.lane.__name__}(json_loads=...)`, `feed()` per read, `close()`, then"
+            " `snapshot.to_api()`: SSE parsing, JSON, typed events, snapshot, final object;"
+            f" with stdlib `json.loads` and with `orjson.loads`. **{self.sdk}** (over an"
+            " in-memory HTTP response, the SDK's own HTTP types, whose body yields the same"
+            f" reads): {_sentence(self.sdk_runner)}",
+            "",
+            "Corpora: " + "; ".join(
+                f"`{name}`, {about}" for name, (_, about) in self.corpora.items()) + ".",
+            "",
+            "Checked before timing: the orjson run gives the same final object as the json"
+            f" run, and against {self.sdk}: {_sentence(self.same)} Timing: one complete"
+            " run, garbage collector off during it, best of"
+            f" {settings.rounds} rounds ({OURS} {settings.lane_repeat} run(s) per round,"
+            f" {self.sdk} one), contenders interleaved round by round. MB/s is 10⁶ bytes of"
+            f" input per second; the last column is the SDK's time divided by the side's.",
+            "",
+        ]
+        if rows:
+            lines += [
+                report.markdown_table(
+                    ["Corpus", "Events", "Bytes", "Side", "MB/s", "Events/s", f"vs {self.sdk}"],
+                    rows, "lrrlrrr",
+                ),
+                "",
+            ]
+        if no_sdk:
+            lines += [f"{self.sdk} is not installed: no SDK column, no target.", ""]
+        else:
+            lines += ["### Target", ""]
+            for name, got in ratios.items():
+                target = f"- ≥ {TARGET:g}{TIMES} the {self.sdk} SDK on every corpus, with {name}: "
+                if not got:
+                    lines.append(target + "**not measured** (see the mismatches)")
+                    continue
+                ok = all(r >= TARGET for _, r in got) and not problems
+                lines.append(
+                    target + ("met" if ok else "**missed**") + " — "
+                    + ", ".join(f"{corpus} {r:.1f}{TIMES}" for corpus, r in got)
+                )
+            lines.append("")
+        if problems:
+            lines += ["### Mismatches (not timed)", "", *(f"- {p}" for p in problems), ""]
+        return "\n".join(lines)
+
+    def main(self, write: bool = True, quick: bool = False) -> int:
+        """Run, print the section, write it to docs/benchmarks.md if ``write``; 1 on a mismatch."""
+        print(f"{self.section} lane benchmark ({'quick' if quick else 'full'})")
+        text, ok = self.run(quick)
+        print()
+        print(text)
+        if write:
+            path = report.update_section(self.section, text)
+            print(f"wrote {path.relative_to(report.REPO_ROOT)}")
+        return 0 if ok else 1
+
+
+def _sentence(fn: Callable[..., Any]) -> str:
+    """The first paragraph of ``fn``'s docstring, on one line (it goes in the section)."""
+    return " ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split())
+
+
+def cli(main: Callable[..., int], doc: str | None, argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.bench_<lane> [--quick] [--no-write]``."""
+    ap = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="small corpora, two rounds; does not write docs/benchmarks.md")
+    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    args = ap.parse_args(argv)
+    return main(write=not args.no_write and not args.quick, quick=args.quick)
