@@ -5,7 +5,8 @@ the ``(event, data, id)`` tuples the WHATWG HTML "event stream interpretation"
 rules produce for them (hard-coded here from the spec's text, not from any
 parser). Cases about ``retry`` also state the reconnection time the stream
 leaves behind. Every case is also fed one byte at a time: a decoder must give
-the same answer however the bytes are split.
+the same answer however the bytes are split. A short summary with a link goes
+in its section of docs/benchmarks.md.
 
     python -m benchmarks.peer_correctness [--no-write]
 """
@@ -24,9 +25,10 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from benchmarks import report
 from benchmarks.peers import MISSING, PEERS, Peer
 
-__all__ = ["CASES", "Case", "check", "main"]
+__all__ = ["CASES", "Case", "check", "main", "summary"]
 
 PEERS_MD = report.REPO_ROOT / "docs" / "parser_peers.md"
+SECTION = "peer_correctness"  # of docs/benchmarks.md: a summary and a link
 _NO_RETRY = object()  # marker: the case does not check the reconnection time
 OK, BAD = "\u2713", "\u2717"  # check mark, ballot x
 
@@ -195,6 +197,23 @@ def render(peers: list[Peer], res: list[list[tuple[bool, str]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def summary(peers: list[Peer], res: list[list[tuple[bool, str]]]) -> str:
+    """The short section of docs/benchmarks.md that points to docs/parser_peers.md."""
+    passed = ", ".join(
+        f"{p.name} {sum(1 for row in res if row[i][0])}/{len(CASES)}"
+        for i, p in enumerate(peers)
+    )
+    return (
+        "## Parser correctness on the spec's corner cases\n\n"
+        f"{len(CASES)} event-stream corner cases (BOM, CR/CRLF/LF, split UTF-8, ids,"
+        " retry, ...), the expected events written down from the WHATWG rules, each fed"
+        " as listed and again one byte at a time, through the parser and every peer of"
+        f" the benchmark above. Cases passed: {passed}. The cases, their inputs and what"
+        " each peer produced when wrong: [SSE parsing: sse_engine and its peers on the"
+        " spec's corner cases](parser_peers.md).\n"
+    )
+
+
 def main(write: bool = True, quick: bool = False) -> int:
     del quick  # always fast
     res = results(PEERS)
@@ -209,6 +228,8 @@ def main(write: bool = True, quick: bool = False) -> int:
         PEERS_MD.parent.mkdir(parents=True, exist_ok=True)
         PEERS_MD.write_text(render(PEERS, res), encoding="utf-8")
         print(f"wrote {PEERS_MD.relative_to(report.REPO_ROOT)}")
+        path = report.update_section(SECTION, summary(PEERS, res))
+        print(f"wrote {path.relative_to(report.REPO_ROOT)}")
     ours = PEERS[0]
     failed = [c.name for c, row in zip(CASES, res, strict=True) if not row[0][0]]
     if failed:

@@ -1,10 +1,14 @@
 """Run every benchmark module and write the docs: ``python -m benchmarks.run [--quick]``.
 
-Each module listed in :data:`MODULES` has ``main(write: bool, ...) -> int | None``;
-it writes its own section of ``docs/benchmarks.md`` (see
-:mod:`benchmarks.report`) or its own page. To add a benchmark (a lane, say),
-write ``benchmarks/bench_<name>.py`` with such a ``main`` and append its module
-name here. A ``main`` that also accepts ``quick`` gets the ``--quick`` flag.
+Each module listed in :data:`MODULES` has ``main(write: bool = True,
+quick: bool = False) -> int``; it writes its own section of
+``docs/benchmarks.md`` (see :mod:`benchmarks.report`) and, for the peer
+correctness table, its own page. After a run that covered every module, the
+intro at the top of ``docs/benchmarks.md`` (what is measured, where, when, how
+long it took) is rewritten too. To add a lane benchmark, write
+``benchmarks/bench_<name>.py`` as a :class:`benchmarks.lanes.LaneBenchmark`
+and append its module name here (and its section name to
+``report.SECTION_ORDER``).
 
 ``--quick`` is a smoke run: small inputs, one or two rounds, and nothing is
 written unless ``--write`` is also given. ``--only NAME`` runs the modules
@@ -14,8 +18,10 @@ whose name contains NAME.
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import importlib
-import inspect
+import os
+import platform
 import sys
 import time
 from pathlib import Path
@@ -23,13 +29,74 @@ from pathlib import Path
 if __package__ in (None, ""):  # `python benchmarks/run.py`: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-__all__ = ["MODULES", "main"]
+from benchmarks import report
+
+__all__ = ["MODULES", "intro", "main"]
 
 #: Benchmark modules, run in this order.
 MODULES: list[str] = [
     "benchmarks.peer_correctness",
     "benchmarks.bench_parser",
+    "benchmarks.bench_chat",
+    "benchmarks.bench_responses",
+    "benchmarks.bench_messages",
 ]
+
+
+def _virtual() -> bool:
+    """Whether the CPU says it runs under a hypervisor (Linux only)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            return any(line.startswith("flags") and " hypervisor" in line for line in fh)
+    except OSError:
+        return False
+
+
+def intro(seconds: float, quick: bool) -> str:
+    """The top section of docs/benchmarks.md: what, where, when, how to reproduce."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count() or 1
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    kind = "a `--quick` smoke run" if quick else "the full run"
+    vm = ", a virtual machine" if _virtual() else ""
+    return f"""\
+What is measured:
+
+- **Parser**: `SSEParser` alone against the SSE decoders people use today (the
+  openai and anthropic SDKs' own, httpx-sse, sseclient-py) on the same bytes:
+  three LLM-shaped corpora in 64 KiB, ragged 40-700 B and one-byte reads, and
+  single 1 MiB and 8 MiB events. Throughput in MB/s and the ratio to the
+  fastest peer.
+- **Parser correctness**: the spec's corner cases through the parser and every peer.
+- **Lanes**: the Chat Completions, Responses and Messages lanes end to end (SSE
+  parsing, JSON, typed events, snapshot, final object) against the official
+  SDK's streaming helper on the same ragged reads, with stdlib `json` and with
+  `orjson`. Throughput and the ratio to the SDK; the target is at least 10\u00d7.
+
+Where and when:
+
+- Machine: {report.cpu_model()}, {usable} cores{vm}; {platform.system()} {platform.release()}
+- Python: {platform.python_implementation()} {platform.python_version()}
+- Date: {now}; sse_engine {report.git_revision()}
+- Runtime: {kind} of `python -m benchmarks.run` took {seconds / 60:.1f} min ({seconds:.0f} s)
+
+Reproduce, from the repository root:
+
+```
+python -m pip install -e '.[bench]' && python -m benchmarks.run
+```
+
+`--quick` is a smoke run that writes nothing; `--only NAME` runs the modules
+whose name contains NAME.
+
+The figures are ratios measured side by side in one run: every contender gets
+the same bytes cut into the same reads, the contenders take turns round by
+round, and each keeps its best time. The machine is a noisy shared one, so
+absolute MB/s move by 20-30% between runs; compare the ratios, and not the
+absolute figures across machines. Each section below says when it was measured.
+"""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,15 +115,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and args.only not in name:
             continue
         module = importlib.import_module(name)
-        kwargs: dict[str, bool] = {"write": write}
-        if "quick" in inspect.signature(module.main).parameters:
-            kwargs["quick"] = args.quick
-        print(f"\n### {name}")
+        print(f"\n### {name}", flush=True)
         started = time.perf_counter()
-        rc = module.main(**kwargs)
-        print(f"### {name}: {time.perf_counter() - started:.1f} s")
+        rc = module.main(write=write, quick=args.quick)
+        print(f"### {name}: {time.perf_counter() - started:.1f} s", flush=True)
         status = status or (rc or 0)
-    print(f"\nall benchmarks: {time.perf_counter() - t0:.1f} s")
+    total = time.perf_counter() - t0
+    print(f"\nall benchmarks: {total:.1f} s")
+    if write and not args.only:
+        path = report.update_section("intro", intro(total, args.quick))
+        print(f"wrote {path.relative_to(report.REPO_ROOT)} (intro)")
     return status
 
 
