@@ -3,9 +3,8 @@
 The benchmark code is not part of the installed package: it lives in the
 top-level ``benchmarks`` package of the repository. It is found on
 ``sys.path``, or next to this package's directory (an editable install run
-from anywhere). Lane benchmarks (``benchmarks/bench_<lane>.py`` with
-``run(quick) -> str``) that ``benchmarks.run`` does not list yet are run
-after it, so the table covers the parser and every lane either way.
+from anywhere). ``benchmarks.run`` runs every benchmark, the parser's and the
+lanes', with the flags given here.
 """
 
 from __future__ import annotations
@@ -16,13 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TextIO
 
-__all__ = ["LANE_BENCHMARKS", "find_benchmarks", "run_bench"]
-
-LANE_BENCHMARKS = (
-    "benchmarks.bench_chat",
-    "benchmarks.bench_responses",
-    "benchmarks.bench_messages",
-)
+__all__ = ["find_benchmarks", "run_bench"]
 
 
 def find_benchmarks() -> ModuleType | None:
@@ -42,7 +35,7 @@ def find_benchmarks() -> ModuleType | None:
 
 
 def run_bench(out: TextIO, err: TextIO, argv: list[str]) -> int:
-    """Run ``benchmarks.run.main(argv)``, then the lane benchmarks it does not list."""
+    """Run ``benchmarks.run.main(argv)`` and return its status (3 without a checkout)."""
     runner = find_benchmarks()
     if runner is None:
         err.write(
@@ -50,19 +43,6 @@ def run_bench(out: TextIO, err: TextIO, argv: list[str]) -> int:
             "from a checkout of the repository (python -m sse_engine bench)\n"
         )
         return 3
+    out.flush()  # the benchmarks print to sys.stdout: keep what was written before first
     status: int = runner.main(argv) or 0
-    listed = set(getattr(runner, "MODULES", []))
-    quick = "--quick" in argv
-    only = argv[argv.index("--only") + 1] if "--only" in argv[:-1] else None
-    for name in LANE_BENCHMARKS:
-        if name in listed or (only and only not in name):
-            continue
-        try:
-            module = importlib.import_module(name)
-        except ImportError as exc:  # an SDK it compares with is missing
-            out.write(f"\n### {name}: skipped ({exc})\n")
-            continue
-        out.write(f"\n### {name}\n")
-        out.flush()
-        out.write(module.run(quick=quick).rstrip() + "\n")
     return status
