@@ -12,8 +12,8 @@ Every peer is driven the way its own library drives it over a response body:
   ``httpx_sse._decoders.SSELineDecoder`` and ``SSEDecoder``.
 - ``sseclient-py``: ``sseclient.SSEClient(generator_of_chunks).events()``.
 
-Each adapter module-level function (``sse_engine_tuples``, ``openai_tuples``, …)
-takes a list of byte chunks and returns ``(event, data, id)`` tuples. Peers model
+Each peer's ``tuples`` takes a list of byte chunks and returns ``(event, data,
+id)`` tuples. Peers model
 "unset" differently (``None`` vs ``""``), so the tuples are normalised the way the
 spec reads them: an unset type is ``"message"``, an unset id is ``""``. Nothing
 else is normalised: an event a peer dispatches that the spec does not (or a
@@ -26,6 +26,7 @@ peer that is not installed is skipped (see :data:`MISSING`).
 from __future__ import annotations
 
 import codecs
+import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
@@ -36,6 +37,7 @@ from sse_engine import SSEParser
 __all__ = ["MISSING", "PEERS", "Peer", "Tuple3"]
 
 Tuple3 = tuple[str, str, str]
+Events = Callable[[list[bytes]], list[Any]]
 
 
 @dataclass(frozen=True)
@@ -89,14 +91,13 @@ def sse_engine_retry(chunks: list[bytes]) -> Any:
     return parser.retry
 
 
-# --- SDK decoders (openai, anthropic) ----------------------------------------
+# --- the other peers: native events, normalised for checking ------------------------
 
 
-def _sdk_adapters(module: Any) -> tuple[Callable[..., Any], ...]:
-    decoder_cls = module.SSEDecoder
-
-    def events(chunks: list[bytes]) -> list[Any]:
-        return list(decoder_cls().iter_bytes(iter(chunks)))
+def _normalised(events: Events) -> tuple[Callable[[list[bytes]], list[Tuple3]],
+                                          Callable[[list[bytes]], Any]]:
+    """``tuples`` and ``retry`` for a peer whose events have ``event``, ``data``, ``id``
+    (None when unset) and ``retry`` attributes."""
 
     def tuples(chunks: list[bytes]) -> list[Tuple3]:
         return [(e.event or "message", e.data, e.id or "") for e in events(chunks)]
@@ -105,16 +106,28 @@ def _sdk_adapters(module: Any) -> tuple[Callable[..., Any], ...]:
         last = None
         for e in events(chunks):
             if e.retry is not None:
-                last = e.retry
+                last = e.retry  # as the peer reports it (sseclient-py: the raw string)
         return last
 
-    return events, tuples, retry
+    return tuples, retry
+
+
+# --- SDK decoders (openai, anthropic) ----------------------------------------
+
+
+def _sdk_events(module: Any) -> Events:
+    decoder_cls = module.SSEDecoder
+
+    def events(chunks: list[bytes]) -> list[Any]:
+        return list(decoder_cls().iter_bytes(iter(chunks)))
+
+    return events
 
 
 # --- httpx-sse ------------------------------------------------------------------
 
 
-def _httpx_sse_adapters(decoders: Any) -> tuple[Callable[..., Any], ...]:
+def _httpx_sse_events(decoders: Any) -> Events:
     line_decoder_cls = decoders.SSELineDecoder
     event_decoder_cls = decoders.SSEDecoder
     try:  # the exact text decoder httpx's Response.iter_text() uses
@@ -155,39 +168,19 @@ def _httpx_sse_adapters(decoders: Any) -> tuple[Callable[..., Any], ...]:
     def events(chunks: list[bytes]) -> list[Any]:
         return list(iter_events(chunks))
 
-    def tuples(chunks: list[bytes]) -> list[Tuple3]:
-        return [(e.event or "message", e.data, e.id or "") for e in iter_events(chunks)]
-
-    def retry(chunks: list[bytes]) -> Any:
-        last = None
-        for e in iter_events(chunks):
-            if e.retry is not None:
-                last = e.retry
-        return last
-
-    return events, tuples, retry
+    return events
 
 
 # --- sseclient-py ---------------------------------------------------------------
 
 
-def _sseclient_adapters(sseclient: Any) -> tuple[Callable[..., Any], ...]:
+def _sseclient_events(sseclient: Any) -> Events:
     client_cls = sseclient.SSEClient
 
     def events(chunks: list[bytes]) -> list[Any]:
         return list(client_cls(iter(chunks)).events())
 
-    def tuples(chunks: list[bytes]) -> list[Tuple3]:
-        return [(e.event or "message", e.data, e.id or "") for e in events(chunks)]
-
-    def retry(chunks: list[bytes]) -> Any:
-        last = None
-        for e in events(chunks):
-            if e.retry is not None:
-                last = e.retry  # sseclient keeps the raw string
-        return last
-
-    return events, tuples, retry
+    return events
 
 
 # --- registry -------------------------------------------------------------------
@@ -199,41 +192,18 @@ PEERS: list[Peer] = [
 #: Peers that could not be imported, name -> reason.
 MISSING: dict[str, str] = {}
 
-openai_tuples: Callable[[list[bytes]], list[Tuple3]] | None = None
-anthropic_tuples: Callable[[list[bytes]], list[Tuple3]] | None = None
-httpx_sse_tuples: Callable[[list[bytes]], list[Tuple3]] | None = None
-sseclient_tuples: Callable[[list[bytes]], list[Tuple3]] | None = None
+#: name (the distribution's too) -> (module to import, builds ``events`` from it)
+_OPTIONAL: dict[str, tuple[str, Callable[[Any], Events]]] = {
+    "openai": ("openai._streaming", _sdk_events),
+    "anthropic": ("anthropic._streaming", _sdk_events),
+    "httpx-sse": ("httpx_sse._decoders", _httpx_sse_events),
+    "sseclient-py": ("sseclient", _sseclient_events),
+}
 
-try:
-    from openai import _streaming as _openai_streaming
-except ImportError as exc:
-    MISSING["openai"] = str(exc)
-else:
-    _ev, openai_tuples, _rt = _sdk_adapters(_openai_streaming)
-    PEERS.append(Peer("openai", "openai", _version("openai"), _ev, openai_tuples, _rt))
-
-try:
-    from anthropic import _streaming as _anthropic_streaming
-except ImportError as exc:
-    MISSING["anthropic"] = str(exc)
-else:
-    _ev, anthropic_tuples, _rt = _sdk_adapters(_anthropic_streaming)
-    PEERS.append(Peer("anthropic", "anthropic", _version("anthropic"), _ev, anthropic_tuples, _rt))
-
-try:
-    from httpx_sse import _decoders as _httpx_sse_decoders
-except ImportError as exc:
-    MISSING["httpx-sse"] = str(exc)
-else:
-    _ev, httpx_sse_tuples, _rt = _httpx_sse_adapters(_httpx_sse_decoders)
-    PEERS.append(Peer("httpx-sse", "httpx-sse", _version("httpx-sse"), _ev, httpx_sse_tuples, _rt))
-
-try:
-    import sseclient as _sseclient
-except ImportError as exc:
-    MISSING["sseclient-py"] = str(exc)
-else:
-    _ev, sseclient_tuples, _rt = _sseclient_adapters(_sseclient)
-    PEERS.append(
-        Peer("sseclient-py", "sseclient-py", _version("sseclient-py"), _ev, sseclient_tuples, _rt)
-    )
+for _name, (_module, _events_from) in _OPTIONAL.items():
+    try:
+        _events = _events_from(importlib.import_module(_module))
+    except ImportError as exc:
+        MISSING[_name] = str(exc)
+    else:
+        PEERS.append(Peer(_name, _name, _version(_name), _events, *_normalised(_events)))
