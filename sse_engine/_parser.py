@@ -203,12 +203,8 @@ class SSEParser(Generic[Item]):
         # Where the last blank line is: after the last "\n\n" in this read, or
         # its first byte when that starts a line and is an LF.
         has_lf = _LF in data
-        last = -1
-        if has_lf:
-            last = data.rfind(b"\n\n") + 1
-            if not last and not (self._line_start and data[0] == _LF):
-                last = -1
-        if last < 0:
+        last = data.rfind(b"\n\n") + 1 if has_lf else 0
+        if not last and not (has_lf and self._line_start and data[0] == _LF):
             tail.append(data)
             self._tail_size += n
             self._line_start = data[-1] == _LF
@@ -218,27 +214,68 @@ class SSEParser(Generic[Item]):
             if self._pending_size + self._tail_size > self._max:
                 self._count_tail(items)
             return items
-        items = []
         if self._tail_size >= _LONG_TAIL:
             blocks = self._split_after_long_tail(data, last)
+            sized = True
         else:
             if tail:
                 tail.append(data[: last + 1])
-                raw = b"".join(tail)
-                self._clear_tail()
+                text = b"".join(tail).decode("utf-8", "replace")
+                tail.clear()
+                self._counter = None
             else:
-                raw = data[: last + 1] if last + 1 < n else data
-            blocks = self._decode(raw).split("\n\n")
-        if last + 1 < n:
-            rest = data[last + 1 :]
+                text = data[: last + 1].decode("utf-8", "replace")
+            if not self._started:  # _decode(), inlined on the hot path
+                self._started = True
+                if text[:1] == "\ufeff":
+                    text = text[1:]
+            blocks = text.split("\n\n")
+            # No block can be too large when all of them together are not.
+            sized = len(text) >= self._max
+        rest = data[last + 1 :]
+        self._tail_size = len(rest)
+        if rest:
             tail.append(rest)
-            self._tail_size = len(rest)
             self._line_start = rest[-1] == _LF
-        self._process(blocks, items)
-        if tail and tail[0][0] == _COLON and _LF in tail[0]:
-            self._take_comments(items)
-        if self._pending_size + self._tail_size > self._max:
-            self._count_tail(items)
+        else:
+            self._line_start = True
+        # The blocks: each is followed by a blank line, except the last piece,
+        # which is empty or a lone LF (an odd run of blank lines: one more).
+        items = []
+        odd = blocks.pop()
+        if self._pending_size and blocks:
+            # The first block began with comment lines taken earlier.
+            self._lines(blocks[0].split("\n"), items)
+            self._dispatch(items)
+            del blocks[0]
+        limit = self._max
+        append = items.append
+        make = ServerSentEvent
+        new = tuple.__new__  # NamedTuple's own __new__ is a Python function
+        id_buffer = self._id_buffer
+        for block in blocks:
+            # A block's size is its length + 1 (its last terminator), but a
+            # leading LF is a blank line of its own, not part of the event.
+            if sized and len(block) >= limit and len(block) + (block[:1] != "\n") > limit:
+                self._fail(items)
+            if block[:6] == "data: " and "\n" not in block:
+                append(new(make, ("message", block[6:], id_buffer)))
+                continue
+            if block[:7] == "event: ":
+                nl = block.find("\n")
+                if nl > 7 and block[nl + 1 : nl + 7] == "data: " and block.find("\n", nl + 1) < 0:
+                    append(new(make, (block[7:nl], block[nl + 7 :], id_buffer)))
+                    continue
+            self._lines(block.split("\n"), items)
+            self._dispatch(items)
+            id_buffer = self._id_buffer
+        if odd:
+            self._dispatch(items)
+        if rest:
+            if rest[0] == _COLON and _LF in rest:
+                self._take_comments(items)
+            if self._pending_size + self._tail_size > self._max:
+                self._count_tail(items)
         return items
 
     def close(self) -> list[Item]:
@@ -368,42 +405,6 @@ class SSEParser(Generic[Item]):
         self._state = _FAILED
         self._error = EventTooLarge(self._max, self._bytes_fed, events=list(items))
         raise self._error
-
-    def _process(self, blocks: list[str], items: list[Item]) -> None:
-        """Interpret complete blocks, each followed by a blank line.
-
-        The last element is what follows the last ``"\\n\\n"``: empty, or a
-        lone LF when a run of blank lines was odd (one more blank line).
-        """
-        last = blocks.pop()
-        if self._pending_size and blocks:
-            # The first block began with comment lines taken earlier.
-            self._lines(blocks[0].split("\n"), items)
-            self._dispatch(items)
-            del blocks[0]
-        limit = self._max
-        append = items.append
-        make = ServerSentEvent
-        new = tuple.__new__  # NamedTuple's own __new__ is a Python function
-        id_buffer = self._id_buffer
-        for block in blocks:
-            # A block's size is its length + 1 (its last terminator), but a
-            # leading LF is a blank line of its own, not part of the event.
-            if len(block) >= limit and len(block) + (block[:1] != "\n") > limit:
-                self._fail(items)
-            if block[:6] == "data: " and "\n" not in block:
-                append(new(make, ("message", block[6:], id_buffer)))
-                continue
-            if block[:7] == "event: ":
-                nl = block.find("\n")
-                if nl > 7 and block[nl + 1 : nl + 7] == "data: " and block.find("\n", nl + 1) < 0:
-                    append(new(make, (block[7:nl], block[nl + 7 :], id_buffer)))
-                    continue
-            self._lines(block.split("\n"), items)
-            self._dispatch(items)
-            id_buffer = self._id_buffer
-        if last:
-            self._dispatch(items)
 
     def _lines(self, lines: list[str], items: list[Item]) -> None:
         """The spec's per-line steps; a blank line dispatches."""
