@@ -206,18 +206,18 @@ class SSEParser(Generic[Item]):
         # its first byte when that starts a line and is an LF.
         has_lf = _LF in data
         last = data.rfind(b"\n\n") + 1 if has_lf else 0
+        items: list[Item] = []
         if not last and not (has_lf and self._line_start and data[0] == _LF):
             tail.append(data)
             self._tail_size += n
             self._line_start = data[-1] == _LF
-            items: list[Item] = []
             if has_lf and tail[0][0] == _COLON:
                 self._take_comments(items)
             if self._pending_size + self._tail_size > self._max:
                 self._count_tail(items)
             return items
         if self._tail_size >= _LONG_TAIL:
-            blocks = self._split_after_long_tail(data, last)
+            blocks = self._split_after_long_tail(data, last, items)
             sized = True
         else:
             if tail:
@@ -243,7 +243,6 @@ class SSEParser(Generic[Item]):
             self._line_start = True
         # The blocks: each is followed by a blank line, except the last piece,
         # which is empty or a lone LF (an odd run of blank lines: one more).
-        items = []
         odd = blocks.pop()
         if self._pending_size and blocks:
             # The first block began with comment lines taken earlier.
@@ -301,23 +300,35 @@ class SSEParser(Generic[Item]):
         self._state = _CLOSED
         return items
 
-    def _split_after_long_tail(self, data: bytes, last: int) -> list[str]:
+    def _split_after_long_tail(self, data: bytes, last: int, items: list[Item]) -> list[str]:
         """The blocks of ``tail + data[: last + 1]`` without searching the tail again.
 
         The tail holds no blank line, so its block ends at the first blank
-        line of ``data`` (its first byte when the tail ends with LF).
+        line of ``data`` (its first byte when the tail ends with LF). A long
+        block that is one ``data:`` line (a big payload) becomes its event
+        here, decoded straight from the joined bytes: at 8 MiB every pass
+        over the text costs a trip through memory, and this saves two.
         """
         tail = self._tail
         if self._line_start and data[0] == _LF:
             first = 0
-            block = self._decode(b"".join(tail))[:-1]
+            raw = b"".join(tail)
+            end = len(raw) - 1
         else:
             first = data.find(b"\n\n") + 1
             tail.append(data[: first - 1])
-            block = self._decode(b"".join(tail))
+            raw = b"".join(tail)
+            end = len(raw)
         self._clear_tail()
         blocks = data[first + 1 : last + 1].decode("utf-8", "replace").split("\n\n")
-        blocks.insert(0, block)
+        if not self._pending_size and raw.startswith(b"data: ") and raw.find(b"\n", 0, end) < 0:
+            self._started = True
+            value = str(memoryview(raw)[6:end], "utf-8", "replace")
+            if len(value) + 7 > self._max:
+                self._fail(items)
+            items.append(_new_event(ServerSentEvent, ("message", value, self._id_buffer)))
+        else:
+            blocks.insert(0, self._decode(raw[:end]))
         return blocks
 
     def _decode(self, raw: bytes) -> str:
