@@ -204,14 +204,14 @@ class SSEParser(Generic[Item]):
         tail = self._tail
         # Where the last blank line is: after the last "\n\n" in this read, or
         # its first byte when that starts a line and is an LF.
-        has_lf = _LF in data
-        last = data.rfind(b"\n\n") + 1 if has_lf else 0
+        # A short read with no LF (one byte at a time) needs one memchr only.
+        last = 0 if n < 64 and _LF not in data else data.rfind(b"\n\n") + 1
         items: list[Item] = []
-        if not last and not (has_lf and self._line_start and data[0] == _LF):
+        if not last and not (self._line_start and data[0] == _LF):
             tail.append(data)
             self._tail_size += n
             self._line_start = data[-1] == _LF
-            if has_lf and tail[0][0] == _COLON:
+            if tail[0][0] == _COLON and _LF in data:
                 self._take_comments(items)
             if self._pending_size + self._tail_size > self._max:
                 self._count_tail(items)
