@@ -62,6 +62,11 @@ def _retry_value(value: str) -> int | None:
         return int(digits or "0") if len(digits) <= sys.get_int_max_str_digits() else None
 
 
+def _comment(line: str) -> Comment:
+    """The Comment a ``:`` line carries: its text, less one leading space."""
+    return Comment(line[2:] if line[1:2] == " " else line[1:])
+
+
 class SSEParser(Generic[Item]):
     """An incremental, IO-free Server-Sent Events parser.
 
@@ -294,8 +299,7 @@ class SSEParser(Generic[Item]):
             if self._comments:
                 for line in self._tail_lines():
                     if line[:1] == ":":
-                        text = line[2:] if line[1:2] == " " else line[1:]
-                        items.append(Comment(text))  # type: ignore[arg-type]
+                        items.append(_comment(line))  # type: ignore[arg-type]
             self._clear_tail()
         self._state = _CLOSED
         return items
@@ -359,10 +363,10 @@ class SSEParser(Generic[Item]):
             end = raw.find(b"\n", pos)
             if end < 0:
                 break
-            line = raw[pos + 1 : end].decode("utf-8", "replace")
-            self._pending_size += len(line) + 2
+            line = raw[pos:end].decode("utf-8", "replace")
+            self._pending_size += len(line) + 1
             if self._comments:
-                items.append(Comment(line[1:] if line[:1] == " " else line))  # type: ignore[arg-type]
+                items.append(_comment(line))  # type: ignore[arg-type]
             pos = end + 1
         # The stream began with a comment, so a later U+FEFF is not a BOM.
         self._started = True
@@ -428,8 +432,7 @@ class SSEParser(Generic[Item]):
             colon = line.find(":")
             if colon == 0:
                 if self._comments:
-                    text = line[2:] if line[1:2] == " " else line[1:]
-                    items.append(Comment(text))  # type: ignore[arg-type]
+                    items.append(_comment(line))  # type: ignore[arg-type]
                 continue
             if colon < 0:
                 name, value = line, ""
