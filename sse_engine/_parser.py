@@ -264,10 +264,9 @@ class SSEParser(Generic[Item]):
                 items.append(_new_event(ServerSentEvent, ("message", block[6:], id_buffer)))
                 continue
             if block[:7] == "event: ":
-                nl = block.find("\n")
-                if nl > 7 and block[nl + 1 : nl + 7] == "data: " and block.find("\n", nl + 1) < 0:
-                    event = (block[7:nl], block[nl + 7 :], id_buffer)
-                    items.append(_new_event(ServerSentEvent, event))
+                head, sep, value = block.partition("\ndata: ")
+                if sep and len(head) > 7 and "\n" not in head and "\n" not in value:
+                    items.append(_new_event(ServerSentEvent, (head[7:], value, id_buffer)))
                     continue
             self._lines(block.split("\n"), items)
             self._dispatch(items)
