@@ -40,6 +40,7 @@ MODULES: list[str] = [
     "benchmarks.bench_chat",
     "benchmarks.bench_responses",
     "benchmarks.bench_messages",
+    "benchmarks.bench_memory",
 ]
 
 
@@ -74,6 +75,8 @@ What is measured:
   parsing, JSON, typed events, snapshot, final object) against the official
   SDK's streaming helper on the same ragged reads, with stdlib `json` and with
   `orjson`. Throughput and the ratio to the SDK; the target is at least 10\u00d7.
+- **Idle lane memory**: what one lane costs before any byte arrives
+  (`tracemalloc`); the target is at most 2 KB.
 
 Where and when:
 

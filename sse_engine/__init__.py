@@ -8,15 +8,8 @@ Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
 and :mod:`sse_engine.messages`.
 """
 
-from sse_engine._encoder import encode_comment, encode_event, encode_json
+from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
 from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
-from sse_engine._frames import (
-    encode_chat_done,
-    encode_chat_event,
-    encode_lane_events,
-    encode_messages_event,
-    encode_responses_event,
-)
 from sse_engine._lane import Lane, LaneEvent, LaneWarning, StreamEnd, StreamRestarted
 from sse_engine._liveness import (
     DEFAULT_IDLE_TIMEOUT,
@@ -28,9 +21,19 @@ from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
 from sse_engine._sse import Comment, ServerSentEvent
 from sse_engine._transport import DEFAULT_MAX_RECONNECTS, aiter_events, iter_events
-from sse_engine.chat import ChatCompletionsLane, ChatCompletionSnapshot
-from sse_engine.messages import MessagesLane, MessageSnapshot
-from sse_engine.responses import ResponsesLane, ResponseSnapshot, ResumePlan
+from sse_engine.chat import (
+    ChatCompletionsLane,
+    ChatCompletionSnapshot,
+    encode_chat_done,
+    encode_chat_event,
+)
+from sse_engine.messages import MessagesLane, MessageSnapshot, encode_messages_event
+from sse_engine.responses import (
+    ResponsesLane,
+    ResponseSnapshot,
+    ResumePlan,
+    encode_responses_event,
+)
 
 __version__ = "0.1.0"
 

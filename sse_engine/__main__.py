@@ -2,7 +2,7 @@
 
 import sys
 
-from sse_engine._cli import main
+from sse_engine.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,9 +8,19 @@ CRLF in ``data`` all become one line break and come back as LF.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["encode_comment", "encode_event", "encode_json"]
+if TYPE_CHECKING:  # the lanes import this module's encoders
+    from sse_engine._lane import Lane, LaneEvent
+
+__all__ = [
+    "encode_comment",
+    "encode_event",
+    "encode_json",
+    "encode_lane_events",
+    "not_this_lane",
+]
 
 _LINE_BREAKS = ("\r\n", "\r")
 
@@ -75,3 +85,25 @@ def encode_json(payload: Any, event: str | None = None, id: str | None = None) -
     except UnicodeEncodeError:
         text = json.dumps(payload, separators=(",", ":"))
     return encode_event(text, event=event, id=id)
+
+
+def not_this_lane(item: object, lane: str) -> TypeError:
+    """The error a lane's frame encoder raises for another lane's event."""
+    return TypeError(f"{type(item).__name__} is not a {lane} event or payload")
+
+
+def encode_lane_events(
+    lane: Lane[Any] | type[Lane[Any]], events: Iterable[LaneEvent | Mapping[str, Any]]
+) -> Iterator[bytes]:
+    """The frames of a lane's events (or payloads), in order, skipping the empty ones.
+
+    ``lane`` (a lane or a lane class) picks the wire format: each lane class
+    names its own encoder (``encode_chat_event``, ``encode_responses_event``,
+    ``encode_messages_event``). Joined, the frames are a stream that a new lane
+    of the same kind reads back to the same events, snapshot and outcome.
+    """
+    encode = lane.encode_frame
+    for event in events:
+        frame = encode(event)
+        if frame:
+            yield frame

@@ -22,6 +22,7 @@ from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
 from sse_engine._sse import ServerSentEvent
 
 __all__ = [
+    "FrameItem",
     "Headers",
     "JsonLoads",
     "Lane",
@@ -92,6 +93,10 @@ def _content_type(headers: Headers | None) -> str | None:
     return None
 
 
+#: What a lane's frame encoder takes: one of its events, or a payload dict.
+FrameItem = LaneEvent | Mapping[str, Any]
+
+
 class Lane(Generic[S]):
     """Shared base of the three lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane.
 
@@ -137,6 +142,14 @@ class Lane(Generic[S]):
 
     def _setup(self) -> None:
         """Initialise the lane's own state; ``__init__`` calls it once, last."""
+
+    @staticmethod
+    def encode_frame(item: FrameItem) -> bytes:
+        """This lane's wire frame for one of its events or a payload dict (``b""`` if none).
+
+        The inverse of ``feed()``: see :func:`sse_engine.encode_lane_events`.
+        """
+        raise TypeError(f"no frame encoder for {type(item).__name__}: use a concrete lane class")
 
     @property
     def snapshot(self) -> S:

@@ -18,8 +18,6 @@ from sse_engine import (
     StreamEnd,
     StreamError,
     StreamRestarted,
-)
-from sse_engine._frames import (
     encode_chat_done,
     encode_chat_event,
     encode_lane_events,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 import sse_engine
@@ -50,3 +51,147 @@ def test_lane_classes_share_the_contract() -> None:
         events = lane.close()
         assert events == [sse_engine.StreamEnd(sse_engine.Outcome.TRUNCATED, lane.error)]
         assert lane.error is not None and lane.error.retryable
+
+
+#: Every name each public module exported before the lanes moved into folders
+#: (issue 10): a later change may add names, never drop one.
+_PINNED: dict[str, frozenset[str]] = {
+    "sse_engine": frozenset(
+        {
+            "ChatCompletionSnapshot",
+            "ChatCompletionsLane",
+            "Comment",
+            "DEFAULT_IDLE_TIMEOUT",
+            "DEFAULT_KEEPALIVE_ONLY_TIMEOUT",
+            "DEFAULT_MAX_EVENT_SIZE",
+            "DEFAULT_MAX_RECONNECTS",
+            "EventTooLarge",
+            "Lane",
+            "LaneEvent",
+            "LaneWarning",
+            "Liveness",
+            "LivenessVerdict",
+            "MessageSnapshot",
+            "MessagesLane",
+            "Outcome",
+            "ProtocolError",
+            "ResponseSnapshot",
+            "ResponsesLane",
+            "ResumePlan",
+            "SSEEngineError",
+            "SSEParser",
+            "ServerSentEvent",
+            "StreamEnd",
+            "StreamError",
+            "StreamRestarted",
+            "UsageError",
+            "aiter_events",
+            "encode_chat_done",
+            "encode_chat_event",
+            "encode_comment",
+            "encode_event",
+            "encode_json",
+            "encode_lane_events",
+            "encode_messages_event",
+            "encode_responses_event",
+            "is_retryable",
+            "iter_events",
+        }
+    ),
+    "sse_engine.chat": frozenset(
+        {
+            "COMPLETE_FINISH_REASONS",
+            "ChatChoiceEvent",
+            "ChatChoiceSnapshot",
+            "ChatChunk",
+            "ChatCompletionSnapshot",
+            "ChatCompletionsLane",
+            "ChatContentDelta",
+            "ChatDeltaField",
+            "ChatEvent",
+            "ChatFinish",
+            "ChatFunctionCallDelta",
+            "ChatFunctionCallDone",
+            "ChatFunctionCallSnapshot",
+            "ChatLogprobs",
+            "ChatRefusalDelta",
+            "ChatRole",
+            "ChatToolCallArgumentsDelta",
+            "ChatToolCallDone",
+            "ChatToolCallSnapshot",
+            "ChatToolCallStarted",
+            "ChatUnknownFrame",
+            "ChatUsage",
+            "INCOMPLETE_FINISH_REASONS",
+        }
+    ),
+    "sse_engine.responses": frozenset(
+        {
+            "ContentPart",
+            "ITEM_STATUS_TYPES",
+            "OutputItem",
+            "ResponseAnnotationEvent",
+            "ResponseArgumentsDoneEvent",
+            "ResponseAudioEvent",
+            "ResponseCallDeltaEvent",
+            "ResponseCodeDoneEvent",
+            "ResponseContentDeltaEvent",
+            "ResponseContentPartEvent",
+            "ResponseCustomToolInputDoneEvent",
+            "ResponseErrorEvent",
+            "ResponseItemEvent",
+            "ResponseItemStatusEvent",
+            "ResponseLifecycleEvent",
+            "ResponseOutputItemEvent",
+            "ResponsePartialImageEvent",
+            "ResponseRefusalDoneEvent",
+            "ResponseShellCommandDeltaEvent",
+            "ResponseShellCommandEvent",
+            "ResponseShellOutputDeltaEvent",
+            "ResponseShellOutputDoneEvent",
+            "ResponseSnapshot",
+            "ResponseSummaryPartEvent",
+            "ResponseSummaryTextDeltaEvent",
+            "ResponseSummaryTextDoneEvent",
+            "ResponseTerminalEvent",
+            "ResponseTextDoneEvent",
+            "ResponseUnknownEvent",
+            "ResponsesEvent",
+            "ResponsesLane",
+            "ResumePlan",
+            "TextBuffer",
+        }
+    ),
+    "sse_engine.messages": frozenset(
+        {
+            "BlockDelta",
+            "BlockStart",
+            "BlockStop",
+            "CitationDelta",
+            "ContentBlock",
+            "InputJsonDelta",
+            "MessageDelta",
+            "MessageError",
+            "MessageEvent",
+            "MessageSnapshot",
+            "MessageStart",
+            "MessageStop",
+            "MessagesLane",
+            "OtherDelta",
+            "Ping",
+            "SignatureDelta",
+            "TextDelta",
+            "ThinkingDelta",
+            "ToolUseStop",
+            "UnknownEvent",
+        }
+    ),
+}
+
+
+def test_public_import_paths_keep_every_pinned_name() -> None:
+    for module_name, names in _PINNED.items():
+        module = importlib.import_module(module_name)
+        missing = sorted(name for name in names if not hasattr(module, name))
+        assert not missing, f"{module_name} lost {missing}"
+        assert names <= set(module.__all__), f"{module_name}.__all__ lost a pinned name"

@@ -15,11 +15,11 @@ from typing import TextIO
 
 import attrs
 
-from sse_engine._cli_inspect import LANE_TITLES, exit_status, inspect_body, summary
-from sse_engine._cli_render import Style, render
-from sse_engine._cli_trace import LineIndex, trace
-from sse_engine._frames import encode_lane_events
+from sse_engine import encode_lane_events
 from sse_engine._outcome import Outcome
+from sse_engine.cli._inspect import LANE_TITLES, exit_status, inspect_body, summary
+from sse_engine.cli._render import Style, render
+from sse_engine.cli._trace import LineIndex, trace
 from sse_engine.responses import ResponsesEvent, ResponsesLane
 
 __all__ = ["SCENARIOS", "Scenario", "run_demo"]

@@ -1,32 +1,30 @@
 """The ``sse-engine`` command line: the only module besides the transport glue that does I/O.
 
-Commands: ``parse`` (raw SSE events as JSON lines), ``inspect`` (a capture
-through its lane: :mod:`sse_engine._cli_inspect`, rendered by
-:mod:`sse_engine._cli_render`), ``demo`` (:mod:`sse_engine._cli_demo`) and
-``bench`` (:mod:`sse_engine._cli_bench`). See ``docs/cli.md``.
+This module builds the argument parser and dispatches; each command lives in
+its own module: ``parse`` (``_parse.py``: raw SSE events as JSON lines),
+``inspect`` (``_inspect.py``: a capture through its lane, after ``_detect.py``
+named the lane; rendered by ``_render.py``), ``demo`` (``_demo.py``) and
+``bench`` (``_bench.py``). Input files and the bundled captures are read by
+``_input.py``. See ``docs/cli.md``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from importlib import resources
-from typing import BinaryIO, NoReturn
+from collections.abc import Sequence
+from typing import NoReturn
 
-from sse_engine._cli_bench import run_bench
-from sse_engine._cli_demo import run_demo
-from sse_engine._cli_inspect import LANES, Unreadable, inspect_body
-from sse_engine._cli_render import Style, render, use_color
 from sse_engine._errors import SSEEngineError
-from sse_engine._parser import SSEParser
-from sse_engine._sse import Comment
+from sse_engine.cli import _inspect, _parse
+from sse_engine.cli._bench import run_bench
+from sse_engine.cli._demo import run_demo
+from sse_engine.cli._detect import LANES
+from sse_engine.cli._input import bundled_capture
+from sse_engine.cli._render import Style, use_color
 
 __all__ = ["main"]
-
-_READ_SIZE = 64 * 1024
 
 #: Exit statuses (documented in docs/cli.md): inspect also returns 1 (INCOMPLETE)
 #: and 2 (FAILED or TRUNCATED).
@@ -36,80 +34,13 @@ EXIT_UNREADABLE = 3
 EXIT_USAGE = 64
 
 
-def bundled_capture(name: str) -> bytes:
-    """The bytes of a capture shipped in ``sse_engine/captures``."""
-    return resources.files("sse_engine").joinpath("captures", name).read_bytes()
-
-
-def _chunks(stream: BinaryIO) -> Iterator[bytes]:
-    while chunk := stream.read(_READ_SIZE):
-        yield chunk
-
-
-def _open_input(path: str | None) -> Iterator[bytes]:
-    if path is None:
-        yield bundled_capture("sample.sse")
-    elif path == "-":
-        yield from _chunks(sys.stdin.buffer)
-    else:
-        with open(path, "rb") as stream:
-            yield from _chunks(stream)
-
-
-def _parse(args: argparse.Namespace) -> int:
-    parser = SSEParser(args.max_event_size, comments=True)
-    out = sys.stdout
-    for chunk in _open_input(args.file):
-        for item in parser.feed(chunk):
-            if isinstance(item, Comment):
-                if args.comments:
-                    out.write(json.dumps({"comment": item.text}, ensure_ascii=False) + "\n")
-            else:
-                record = {"event": item.event, "data": item.data, "id": item.id}
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    discarded = parser.in_event
-    parser.close()
-    final = {"last_event_id": parser.last_event_id, "retry": parser.retry}
-    if discarded:
-        final["discarded_unterminated_event"] = True
-    out.write(json.dumps(final, ensure_ascii=False) + "\n")
-    return EXIT_OK
-
-
-def _source_name(path: str | None) -> str:
-    if path is None:
-        return "sample.sse (bundled)"
-    return "<stdin>" if path == "-" else path
-
-
-def _inspect(args: argparse.Namespace) -> int:
-    body = b"".join(_open_input(args.file))
-    try:
-        report = inspect_body(
-            body,
-            source=_source_name(args.file),
-            lane=args.lane,
-            status=args.status,
-            events=args.events,
-        )
-    except Unreadable as exc:
-        sys.stderr.write(f"sse-engine inspect: {_source_name(args.file)}: {exc}\n")
-        return EXIT_UNREADABLE
-    if args.json:
-        sys.stdout.write(json.dumps(report, ensure_ascii=False, default=str) + "\n")
-    else:
-        sys.stdout.write(render(report, Style(use_color(sys.stdout, args.color))))
-    status: int = report["exit_status"]
-    return status
-
-
-def _demo(args: argparse.Namespace) -> int:
+def _demo_command(args: argparse.Namespace) -> int:
     lanes = list(LANES) if args.lane == "all" else [args.lane]
     style = Style(use_color(sys.stdout, args.color))
     return run_demo(sys.stdout, style, lanes, bundled_capture)
 
 
-def _bench(args: argparse.Namespace) -> int:
+def _bench_command(args: argparse.Namespace) -> int:
     argv = ["--quick"] if args.quick else []
     argv.append("--write" if args.write else "--no-write")
     if args.only:
@@ -153,7 +84,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parse.add_argument(
         "--max-event-size", type=int, default=None, help="limit one event (characters)"
     )
-    parse.set_defaults(handler=_parse)
+    parse.set_defaults(handler=_parse.command)
 
     inspect = commands.add_parser(
         "inspect",
@@ -182,7 +113,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="the HTTP status the body came with: non-2xx reads it as a JSON error body",
     )
     _add_color(inspect)
-    inspect.set_defaults(handler=_inspect)
+    inspect.set_defaults(handler=_inspect.command)
 
     demo = commands.add_parser(
         "demo",
@@ -195,7 +126,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--lane", choices=("all", *LANES), default="all", help="only this lane's captures"
     )
     _add_color(demo)
-    demo.set_defaults(handler=_demo)
+    demo.set_defaults(handler=_demo_command)
 
     bench = commands.add_parser(
         "bench",
@@ -209,7 +140,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--write", action="store_true", help="also rewrite docs/benchmarks.md (default: print only)"
     )
     bench.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
-    bench.set_defaults(handler=_bench)
+    bench.set_defaults(handler=_bench_command)
     return cli
 
 

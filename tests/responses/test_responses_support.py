@@ -19,7 +19,7 @@ import httpx
 from sse_engine import LaneEvent
 from sse_engine.responses import ResponsesLane
 
-CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
+CAPTURES = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
 
 RESP_ID = "resp_68a1f0c2d4e84c3b9f1e2a7d6c5b4a39"
 CREATED_AT = 1754000000

@@ -2,33 +2,47 @@
 
 :func:`inspect_body` classifies the input (an event stream, a pre-stream JSON
 error body, or something unreadable), picks the lane (auto-detected from the
-first events, or given), runs it with :func:`sse_engine._cli_trace.trace` and
+first events, or given), runs it with :func:`sse_engine.cli._trace.trace` and
 gathers the outcome, the assembled text, tool calls, reasoning, usage and the
-located warnings. Rendering is :mod:`sse_engine._cli_render`'s job.
+located warnings. Rendering is :mod:`sse_engine.cli._render`'s job.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 
-from sse_engine._cli_trace import LineIndex, Trace, trace
 from sse_engine._lane import Lane, LaneEvent
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine._parser import SSEParser
-from sse_engine._sse import ServerSentEvent
-from sse_engine.chat import ChatCompletionsLane, ChatToolCallDone
-from sse_engine.messages import MessagesLane, UnknownEvent
-from sse_engine.responses import ResponseOutputItemEvent, ResponsesEvent, ResponsesLane
+from sse_engine.chat import ChatToolCallDone
+from sse_engine.cli._detect import (
+    EXIT_STATUS,
+    EXIT_UNREADABLE,
+    LANE_TITLES,
+    LANES,
+    Unreadable,
+    classify,
+    detect_lane,
+    exit_status,
+    new_lane,
+)
+from sse_engine.cli._input import open_input, source_name
+from sse_engine.cli._render import Style, render, use_color
+from sse_engine.cli._trace import LineIndex, Trace, trace
+from sse_engine.messages import UnknownEvent
+from sse_engine.responses import ResponseOutputItemEvent, ResponsesEvent
 
 __all__ = [
     "EXIT_STATUS",
     "LANES",
     "LANE_TITLES",
     "Unreadable",
+    "command",
     "detect_lane",
     "event_record",
     "exit_status",
@@ -36,192 +50,6 @@ __all__ = [
     "new_lane",
     "summary",
 ]
-
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
-LANE_TITLES = {"chat": "Chat Completions", "responses": "Responses", "messages": "Messages"}
-
-#: Exit status per outcome (3 is for input that cannot be read at all).
-EXIT_STATUS = {
-    Outcome.COMPLETED: 0,
-    Outcome.INCOMPLETE: 1,
-    Outcome.FAILED: 2,
-    Outcome.TRUNCATED: 2,
-}
-EXIT_UNREADABLE = 3
-
-#: The status a pre-stream error body is replayed with when ``--status`` is not given.
-ASSUMED_ERROR_STATUS = 400
-
-_MESSAGES_TYPES = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-    }
-)
-_DETECT_EVENTS = 50
-_SAMPLE = 64 * 1024
-
-
-class Unreadable(Exception):
-    """The input is not something any lane can read; the message is one line for the user."""
-
-
-def exit_status(outcome: Outcome | None) -> int:
-    """0 completed, 1 incomplete, 2 failed or truncated (None: the lane stopped, failed)."""
-    return EXIT_STATUS.get(outcome, 2) if outcome is not None else 2
-
-
-def new_lane(name: str) -> Lane[Any]:
-    return LANES[name]()
-
-
-# -- what the input is -------------------------------------------------------------------------
-
-
-def _check_readable(body: bytes) -> None:
-    if not body.strip():
-        raise Unreadable("empty input: there is nothing to inspect")
-    if body[:2] == b"\x1f\x8b":
-        raise Unreadable(
-            "gzip-compressed data: decompress it first (the capture kept its Content-Encoding)"
-        )
-    sample = body[:_SAMPLE]
-    nul = sample.find(b"\x00")
-    if nul >= 0:
-        raise Unreadable(f"binary data, not a text event stream (a NUL byte at offset {nul})")
-    text = sample.decode("utf-8", "replace")
-    if text.count("\ufffd") * 20 > len(text):
-        raise Unreadable("binary data, not a text event stream (mostly invalid UTF-8)")
-
-
-def _error_body(body: bytes) -> dict[str, Any] | None:
-    """The JSON object of a pre-stream error body, or None when the body is not one."""
-    head = body.lstrip()[:1]
-    if head not in (b"{", b"["):
-        return None
-    try:
-        value = json.loads(body.decode("utf-8", "replace"))
-    except ValueError:
-        return None  # not JSON after all: let the SSE checks explain
-    if isinstance(value, dict) and ("error" in value or value.get("type") == "error"):
-        return value
-    what = "object" if isinstance(value, dict) else type(value).__name__
-    raise Unreadable(
-        f"a JSON {what}, not an event stream (a response fetched without stream: true?); "
-        "a JSON error body needs an 'error' key, or pass --status"
-    )
-
-
-def _decode(sse: ServerSentEvent) -> Any:
-    try:
-        return json.loads(sse.data)
-    except ValueError:
-        return None
-
-
-def detect_lane(events: list[ServerSentEvent]) -> tuple[str, str] | None:
-    """The lane that reads these SSE events, and why: from the first events that tell.
-
-    ``event: response.*`` or a JSON type ``response.*``: Responses;
-    ``message_start`` / ``content_block_*`` / ``message_*``: Messages; object
-    ``chat.completion.chunk``, ``choices`` or ``data: [DONE]``: Chat
-    Completions. A stream holding only an error event is read by its shape
-    (Anthropic's ``{"type": "error", "error": {"type": ...}}``: Messages; a
-    data-only ``{"error": {...}}``: Chat Completions). None when nothing tells.
-    """
-    error_guess: tuple[str, str] | None = None
-    for sse in events[:_DETECT_EVENTS]:
-        name = sse.event
-        if name.startswith("response."):
-            return "responses", f"event: {name}"
-        if name in _MESSAGES_TYPES:
-            return "messages", f"event: {name}"
-        if sse.data.strip() == "[DONE]":
-            return "chat", "data: [DONE]"
-        payload = _decode(sse)
-        if not isinstance(payload, dict):
-            continue
-        kind = payload.get("type")
-        if isinstance(kind, str) and kind.startswith("response."):
-            return "responses", f"JSON type {kind}"
-        if kind in _MESSAGES_TYPES:
-            return "messages", f"JSON type {kind}"
-        if payload.get("object") == "chat.completion.chunk":
-            return "chat", "object chat.completion.chunk"
-        if "choices" in payload:
-            return "chat", "a choices list"
-        inner = payload.get("error")
-        if error_guess is None and isinstance(inner, dict):
-            if kind == "error" and "type" in inner and "code" not in inner:
-                error_guess = "messages", "an Anthropic-shaped error event"
-            elif name == "message" and kind is None:
-                error_guess = "chat", "a data-only error frame"
-    return error_guess
-
-
-# -- the report ------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class _Input:
-    kind: str  # "stream" or "error_body"
-    lane: str | None
-    reason: str
-    status: int | None
-    status_assumed: bool = False
-
-
-def _error_lane(payload: Any, lane: str) -> tuple[str | None, str]:
-    """The lane of a JSON error body, and why: given, or read from the body's shape."""
-    if lane != "auto":
-        return lane, "--lane"
-    if isinstance(payload, dict):
-        if payload.get("type") == "error" and isinstance(payload.get("error"), dict):
-            return "messages", "an Anthropic-shaped JSON error body"
-        if isinstance(payload.get("error"), dict):
-            return None, "an OpenAI-shaped JSON error body; --lane to say which"
-    return None, "an error body; --lane to say which API sent it"
-
-
-def _classify(body: bytes, lane: str, status: int | None) -> _Input:
-    _check_readable(body)
-    if status is not None and not 200 <= status < 300:
-        try:
-            payload = json.loads(body.decode("utf-8", "replace"))
-        except ValueError:
-            payload = None
-        return _Input("error_body", *_error_lane(payload, lane), status)
-    error = _error_body(body) if status is None else None
-    if error is not None:
-        name, reason = _error_lane(error, lane)
-        return _Input("error_body", name, reason, ASSUMED_ERROR_STATUS, status_assumed=True)
-    parser: SSEParser[ServerSentEvent] = SSEParser(None)
-    events = parser.feed(body[: 4 * _SAMPLE])
-    if not events and len(body) > 4 * _SAMPLE:
-        events = parser.feed(body[4 * _SAMPLE :])
-    events += parser.close()
-    if not events:
-        raise Unreadable(
-            "not an event stream: no SSE event (a 'data:' line followed by a blank line) found"
-        )
-    if lane != "auto":
-        return _Input("stream", lane, "--lane", status)
-    detected = detect_lane(events)
-    if detected is None:
-        names = sorted({e.event for e in events[:_DETECT_EVENTS]})
-        raise Unreadable(
-            f"cannot tell which API sent this stream (its first events are {', '.join(names)}, "
-            "with no recognisable payload); pass --lane chat|responses|messages"
-        )
-    return _Input("stream", detected[0], detected[1], status)
 
 
 def error_record(error: StreamError | None) -> dict[str, Any] | None:
@@ -461,7 +289,7 @@ def inspect_body(
     events: bool = False,
 ) -> dict[str, Any]:
     """The report on one captured body (JSON-ready). Raises :class:`Unreadable`."""
-    what = _classify(body, lane, status)
+    what = classify(body, lane, status)
     name = what.lane or "chat"
     runner = new_lane(name)
     report: dict[str, Any] = {
@@ -532,14 +360,25 @@ def _empty_summary() -> dict[str, Any]:
     }
 
 
-def describe_error(error: Mapping[str, Any], limit: int | None = None) -> str:
-    """``code: message (retryable, HTTP 429)`` in one line; ``limit`` clips the message."""
-    label = error.get("code") or error.get("type")
-    message = " ".join(str(error["message"]).split())
-    if limit is not None and len(message) > limit:
-        message = message[:limit] + "…"
-    text = f"{label}: {message}" if label else message
-    notes = ["retryable" if error.get("retryable") else "not retryable"]
-    if error.get("status") is not None:
-        notes.append(f"HTTP {error['status']}")
-    return f"{text} ({', '.join(notes)})"
+def command(args: argparse.Namespace) -> int:
+    """Inspect ``args.file`` and print the report (text or ``--json``)."""
+    body = b"".join(open_input(args.file))
+    try:
+        report = inspect_body(
+            body,
+            source=source_name(args.file),
+            lane=args.lane,
+            status=args.status,
+            events=args.events,
+        )
+    except Unreadable as exc:
+        sys.stderr.write(f"sse-engine inspect: {source_name(args.file)}: {exc}\n")
+        return EXIT_UNREADABLE
+    if args.json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, default=str) + "\n")
+    else:
+        sys.stdout.write(render(report, Style(use_color(sys.stdout, args.color))))
+    status: int = report["exit_status"]
+    return status
+
+

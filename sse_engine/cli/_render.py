@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from sse_engine._cli_inspect import LANE_TITLES, describe_error
+from sse_engine.cli._detect import LANE_TITLES
 
 __all__ = ["Style", "render", "use_color"]
 
@@ -233,3 +233,16 @@ def _events(out: _Writer, events: list[Mapping[str, Any]]) -> None:
         )
         text = f"  {n:>4} {where:>6} {line:>10}  {record['event']} {fields}".rstrip()
         out.lines.append(_clip(text, 160) if len(text) > 160 else text)
+
+
+def describe_error(error: Mapping[str, Any], limit: int | None = None) -> str:
+    """``code: message (retryable, HTTP 429)`` in one line; ``limit`` clips the message."""
+    label = error.get("code") or error.get("type")
+    message = " ".join(str(error["message"]).split())
+    if limit is not None and len(message) > limit:
+        message = message[:limit] + "…"
+    text = f"{label}: {message}" if label else message
+    notes = ["retryable" if error.get("retryable") else "not retryable"]
+    if error.get("status") is not None:
+        notes.append(f"HTTP {error['status']}")
+    return f"{text} ({', '.join(notes)})"

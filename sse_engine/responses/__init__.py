@@ -6,17 +6,17 @@ when the two disagree the JSON wins with an ``event_type_mismatch`` warning).
 ``docs/responses.md`` for the events, outcome rules, warning codes and the
 resume recipe.
 
-- :class:`ResponsesLane`: the lane (``sse_engine._responses_lane``).
+- :class:`ResponsesLane`: the lane (``sse_engine.responses._lane``).
 - :class:`ResponsesEvent` and its subclasses: one frozen class per payload
-  shape, ``type`` is the wire type (``sse_engine._responses_events``).
+  shape, ``type`` is the wire type (``sse_engine.responses._events``).
 - :class:`ResponseSnapshot`, :class:`OutputItem`, :class:`ContentPart`,
-  :class:`TextBuffer`: the response as it builds up (``sse_engine._responses_snapshot``).
-- :class:`ResumePlan`: the reconnect request (``sse_engine._responses_resume``).
+  :class:`TextBuffer`: the response as it builds up (``sse_engine.responses._snapshot``).
+- :class:`ResumePlan`: the reconnect request (``sse_engine.responses._resume``).
 """
 
 from __future__ import annotations
 
-from sse_engine._responses_events import (
+from sse_engine.responses._events import (
     ResponseAnnotationEvent,
     ResponseArgumentsDoneEvent,
     ResponseAudioEvent,
@@ -44,9 +44,10 @@ from sse_engine._responses_events import (
     ResponseTextDoneEvent,
     ResponseUnknownEvent,
 )
-from sse_engine._responses_lane import ITEM_STATUS_TYPES, ResponsesLane
-from sse_engine._responses_resume import ResumePlan
-from sse_engine._responses_snapshot import ContentPart, OutputItem, ResponseSnapshot, TextBuffer
+from sse_engine.responses._frames import encode_responses_event
+from sse_engine.responses._lane import ITEM_STATUS_TYPES, ResponsesLane
+from sse_engine.responses._resume import ResumePlan
+from sse_engine.responses._snapshot import ContentPart, OutputItem, ResponseSnapshot, TextBuffer
 
 __all__ = [
     "ITEM_STATUS_TYPES",
@@ -82,4 +83,5 @@ __all__ = [
     "ResponsesLane",
     "ResumePlan",
     "TextBuffer",
+    "encode_responses_event",
 ]

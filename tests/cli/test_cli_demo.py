@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from sse_engine import _cli_demo
-from sse_engine._cli import main
-from sse_engine._cli_demo import SCENARIOS, Scenario
 from sse_engine._outcome import Outcome
+from sse_engine.cli import _demo as _cli_demo
+from sse_engine.cli import main
+from sse_engine.cli._demo import SCENARIOS, Scenario
 
 
 def demo(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:

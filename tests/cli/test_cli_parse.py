@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sse_engine._cli import main
+from sse_engine.cli import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, object]]]:

@@ -28,7 +28,7 @@ from sse_engine.chat import ChatCompletionsLane, ChatContentDelta
 from sse_engine.messages import MessagesLane, TextDelta
 from sse_engine.responses import ResponseContentDeltaEvent, ResponsesLane
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 LANE_OF = {
     "httpx_sync.py": "responses",
     "httpx_async.py": "chat",

@@ -14,7 +14,9 @@ from typing import Any
 
 from sse_engine._errors import ProtocolError
 from sse_engine._lane import Lane, LaneEvent
-from sse_engine._messages_events import (
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine._sse import ServerSentEvent
+from sse_engine.messages._events import (
     BlockDelta,
     BlockStart,
     BlockStop,
@@ -22,7 +24,6 @@ from sse_engine._messages_events import (
     InputJsonDelta,
     MessageDelta,
     MessageError,
-    MessageEvent,
     MessageStart,
     MessageStop,
     OtherDelta,
@@ -33,32 +34,10 @@ from sse_engine._messages_events import (
     ToolUseStop,
     UnknownEvent,
 )
-from sse_engine._messages_snapshot import TOOL_BLOCK_TYPES, ContentBlock, MessageSnapshot
-from sse_engine._outcome import Outcome, StreamError
-from sse_engine._sse import ServerSentEvent
+from sse_engine.messages._frames import encode_messages_event
+from sse_engine.messages._snapshot import TOOL_BLOCK_TYPES, ContentBlock, MessageSnapshot
 
-__all__ = [
-    "BlockDelta",
-    "BlockStart",
-    "BlockStop",
-    "CitationDelta",
-    "ContentBlock",
-    "InputJsonDelta",
-    "MessageDelta",
-    "MessageError",
-    "MessageEvent",
-    "MessageSnapshot",
-    "MessageStart",
-    "MessageStop",
-    "MessagesLane",
-    "OtherDelta",
-    "Ping",
-    "SignatureDelta",
-    "TextDelta",
-    "ThinkingDelta",
-    "ToolUseStop",
-    "UnknownEvent",
-]
+__all__ = ["MessagesLane"]
 
 #: Stop reasons of a turn that finished as the model meant it to.
 COMPLETED_STOP_REASONS = frozenset({"end_turn", "tool_use", "stop_sequence", "pause_turn"})
@@ -90,7 +69,6 @@ _IMPLIED_BLOCKS: dict[str, dict[str, Any]] = {
     "input_json_delta": {"type": "tool_use", "id": None, "name": None, "input": {}},
 }
 
-_Handler = Callable[[dict[str, Any], list[LaneEvent]], None]
 
 
 class MessagesLane(Lane[MessageSnapshot]):
@@ -105,21 +83,13 @@ class MessagesLane(Lane[MessageSnapshot]):
     """
 
     terminal_event_name = "message_stop"
+    encode_frame = staticmethod(encode_messages_event)
 
     def _setup(self) -> None:
         self._snap = MessageSnapshot(self.json_loads)
         self._data_only_seen = False
         # The open blocks, by index, with the string deltas each accepts (hot path).
         self._open: dict[int, tuple[ContentBlock, dict[str, _Spec]]] = {}
-        self._handlers: dict[str, _Handler] = {
-            "content_block_start": self._on_block_start,
-            "content_block_stop": self._on_block_stop,
-            "message_start": self._on_message_start,
-            "message_delta": self._on_message_delta,
-            "message_stop": self._on_message_stop,
-            "ping": self._on_ping,
-            "error": self._on_error,
-        }
 
     @property
     def snapshot(self) -> MessageSnapshot:
@@ -165,11 +135,11 @@ class MessagesLane(Lane[MessageSnapshot]):
                             return
             self._on_block_delta(payload, out)
             return
-        handler = self._handlers.get(kind)
+        handler = _HANDLERS.get(kind)
         if handler is None:
             out.append(UnknownEvent(payload, kind))
         else:
-            handler(payload, out)
+            handler(self, payload, out)
 
     def _frame_type(self, name: str, kind: Any) -> str:
         """Reconcile the SSE event name with the JSON type: the JSON wins."""
@@ -472,6 +442,20 @@ class MessagesLane(Lane[MessageSnapshot]):
                 f"block {block.index} ({block.type} {block.start.get('name')!r}): "
                 f"{block.input_error}",
             )
+
+
+_Handler = Callable[[MessagesLane, dict[str, Any], list[LaneEvent]], None]
+
+#: The frame type -> its handler, built once for the class (a lane holds no table).
+_HANDLERS: dict[str, _Handler] = {
+    "content_block_start": MessagesLane._on_block_start,
+    "content_block_stop": MessagesLane._on_block_stop,
+    "message_start": MessagesLane._on_message_start,
+    "message_delta": MessagesLane._on_message_delta,
+    "message_stop": MessagesLane._on_message_stop,
+    "ping": MessagesLane._on_ping,
+    "error": MessagesLane._on_error,
+}
 
 
 def _str_or_none(value: Any) -> str | None:

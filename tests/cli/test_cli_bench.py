@@ -11,12 +11,13 @@ import inspect
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sse_engine import _cli_bench
-from sse_engine._cli import main
+from sse_engine.cli import _bench as _cli_bench
+from sse_engine.cli import main
 
 
 @pytest.fixture
@@ -57,13 +58,10 @@ def test_benchmarks_run_lists_the_parser_and_every_lane() -> None:
     """Nothing is run behind benchmarks.run's back: every benchmark is one of its modules,
     each with the same entry point."""
     run = pytest.importorskip("benchmarks.run")
-    assert run.MODULES == [
-        "benchmarks.peer_correctness",
-        "benchmarks.bench_parser",
-        "benchmarks.bench_chat",
-        "benchmarks.bench_responses",
-        "benchmarks.bench_messages",
-    ]
+    folder = Path(run.__file__).parent
+    on_disk = {f"benchmarks.{path.stem}" for path in folder.glob("bench_*.py")}
+    assert set(run.MODULES) == on_disk | {"benchmarks.peer_correctness"}
+    assert run.MODULES[:2] == ["benchmarks.peer_correctness", "benchmarks.bench_parser"]
     for name in run.MODULES:
         params = inspect.signature(importlib.import_module(name).main).parameters
         assert [(p.name, p.default) for p in params.values()] == [

@@ -13,12 +13,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sse_engine._chat_events import (
-    ChatChoiceEvent,
+from sse_engine._lane import Lane, LaneEvent
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine._sse import ServerSentEvent
+from sse_engine.chat._events import (
     ChatChunk,
     ChatContentDelta,
     ChatDeltaField,
-    ChatEvent,
     ChatFinish,
     ChatFunctionCallDelta,
     ChatFunctionCallDone,
@@ -31,7 +32,8 @@ from sse_engine._chat_events import (
     ChatUnknownFrame,
     ChatUsage,
 )
-from sse_engine._chat_snapshot import (
+from sse_engine.chat._frames import encode_chat_event
+from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
     ChatCompletionSnapshot,
     ChatFunctionCallSnapshot,
@@ -39,35 +41,8 @@ from sse_engine._chat_snapshot import (
     json_copy,
     merge_field,
 )
-from sse_engine._lane import Lane, LaneEvent
-from sse_engine._outcome import Outcome, StreamError
-from sse_engine._sse import ServerSentEvent
 
-__all__ = [
-    "COMPLETE_FINISH_REASONS",
-    "INCOMPLETE_FINISH_REASONS",
-    "ChatChoiceEvent",
-    "ChatChoiceSnapshot",
-    "ChatChunk",
-    "ChatCompletionSnapshot",
-    "ChatCompletionsLane",
-    "ChatContentDelta",
-    "ChatDeltaField",
-    "ChatEvent",
-    "ChatFinish",
-    "ChatFunctionCallDelta",
-    "ChatFunctionCallDone",
-    "ChatFunctionCallSnapshot",
-    "ChatLogprobs",
-    "ChatRefusalDelta",
-    "ChatRole",
-    "ChatToolCallArgumentsDelta",
-    "ChatToolCallDone",
-    "ChatToolCallSnapshot",
-    "ChatToolCallStarted",
-    "ChatUnknownFrame",
-    "ChatUsage",
-]
+__all__ = ["COMPLETE_FINISH_REASONS", "INCOMPLETE_FINISH_REASONS", "ChatCompletionsLane"]
 
 #: Finish reasons of a turn that ended normally.
 COMPLETE_FINISH_REASONS = frozenset({"stop", "tool_calls", "function_call"})
@@ -79,7 +54,6 @@ _CHUNK = "chat.completion.chunk"
 # (Gemini's extra_content) is merged into the call's ``extra``.
 _TOOL_KEYS = frozenset({"index", "id", "type", "function"})
 
-_Handler = Callable[[ChatChoiceSnapshot, Any, dict[str, Any], list[LaneEvent]], None]
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -99,18 +73,12 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
     """
 
     terminal_event_name = "data: [DONE] (or an error frame)"
+    encode_frame = staticmethod(encode_chat_event)
 
     def _setup(self) -> None:
         self._snapshot = ChatCompletionSnapshot()
         self._need_identity = True
         self._warned: set[str] = set()
-        self._delta_handlers: dict[str, _Handler] = {
-            "role": self._on_role,
-            "content": self._text_handler("content", ChatContentDelta),
-            "refusal": self._text_handler("refusal", ChatRefusalDelta),
-            "tool_calls": self._on_tool_calls,
-            "function_call": self._on_function_call,
-        }
 
     @property
     def snapshot(self) -> ChatCompletionSnapshot:
@@ -206,14 +174,14 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
                         "delta_after_finish",
                         f"choice {index} got a delta after finish_reason {state.finish_reason!r}",
                     )
-                handlers = self._delta_handlers
+                handlers = _DELTA_HANDLERS
                 for key, value in delta.items():
                     if value is not None:
                         handler = handlers.get(key)
                         if handler is None:
                             self._on_other(state, key, value, raw, out)
                         else:
-                            handler(state, value, raw, out)
+                            handler(self, state, value, raw, out)
             else:
                 self._bad_field("delta", "an object", delta)
         logprobs = choice.get("logprobs")
@@ -245,23 +213,32 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
             state.role = value
             out.append(ChatRole(state.index, value, raw=raw))
 
-    def _text_handler(
-        self, field: str, event: type[ChatContentDelta] | type[ChatRefusalDelta]
-    ) -> _Handler:
-        """The handler of a text delta field (``content``, ``refusal``)."""
-        where = f"delta.{field}"
+    def _on_content(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        self._on_text("content", ChatContentDelta, state, value, raw, out)
 
-        def on_text(
-            state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
-        ) -> None:
-            if type(value) is not str:
-                self._bad_field(where, "a string", value)
-                return
-            state.add_text(field, value)
-            if value:
-                out.append(event(state.index, value, raw=raw))
+    def _on_refusal(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+    ) -> None:
+        self._on_text("refusal", ChatRefusalDelta, state, value, raw, out)
 
-        return on_text
+    def _on_text(
+        self,
+        field: str,
+        event: type[ChatContentDelta] | type[ChatRefusalDelta],
+        state: ChatChoiceSnapshot,
+        value: Any,
+        raw: dict[str, Any],
+        out: list[LaneEvent],
+    ) -> None:
+        """A text delta field (``content``, ``refusal``)."""
+        if type(value) is not str:
+            self._bad_field(f"delta.{field}", "a string", value)
+            return
+        state.add_text(field, value)
+        if value:
+            out.append(event(state.index, value, raw=raw))
 
     def _on_other(
         self,
@@ -520,3 +497,17 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         if code not in self._warned:
             self._warned.add(code)
             self._warn(code, message)
+
+
+_Handler = Callable[
+    [ChatCompletionsLane, ChatChoiceSnapshot, Any, dict[str, Any], list[LaneEvent]], None
+]
+
+#: Delta field -> its handler, built once for the class (a lane holds no table).
+_DELTA_HANDLERS: dict[str, _Handler] = {
+    "role": ChatCompletionsLane._on_role,
+    "content": ChatCompletionsLane._on_content,
+    "refusal": ChatCompletionsLane._on_refusal,
+    "tool_calls": ChatCompletionsLane._on_tool_calls,
+    "function_call": ChatCompletionsLane._on_function_call,
+}

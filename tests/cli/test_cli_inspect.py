@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from sse_engine._cli import main
-from sse_engine._cli_inspect import detect_lane
-from sse_engine._frames import encode_responses_event
+from sse_engine import encode_responses_event
 from sse_engine._parser import SSEParser
+from sse_engine.cli import main
+from sse_engine.cli._inspect import detect_lane
 
-CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
+CAPTURES = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
 
 # capture -> (lane, outcome, exit status)
 EXPECTED: dict[str, tuple[str | None, str, int]] = {

@@ -1,0 +1,69 @@
+"""The Chat Completions lane: ``data: {chat.completion.chunk}`` frames ending with ``data: [DONE]``.
+
+As OpenAI, Azure, Gemini, Kimi and gateways emit them: keys with null values
+may be absent, provider extras are tolerated, tool calls come as an opening
+fragment plus argument fragments or as one complete fragment (Gemini, which
+also omits the fragment ``index``), several choices and tool calls interleave
+by index. See ``docs/chat.md`` for the events, outcome rules and warning codes.
+"""
+
+from __future__ import annotations
+
+from sse_engine.chat._events import (
+    ChatChoiceEvent,
+    ChatChunk,
+    ChatContentDelta,
+    ChatDeltaField,
+    ChatEvent,
+    ChatFinish,
+    ChatFunctionCallDelta,
+    ChatFunctionCallDone,
+    ChatLogprobs,
+    ChatRefusalDelta,
+    ChatRole,
+    ChatToolCallArgumentsDelta,
+    ChatToolCallDone,
+    ChatToolCallStarted,
+    ChatUnknownFrame,
+    ChatUsage,
+)
+from sse_engine.chat._frames import encode_chat_done, encode_chat_event
+from sse_engine.chat._lane import (
+    COMPLETE_FINISH_REASONS,
+    INCOMPLETE_FINISH_REASONS,
+    ChatCompletionsLane,
+)
+from sse_engine.chat._snapshot import (
+    ChatChoiceSnapshot,
+    ChatCompletionSnapshot,
+    ChatFunctionCallSnapshot,
+    ChatToolCallSnapshot,
+)
+
+__all__ = [
+    "COMPLETE_FINISH_REASONS",
+    "INCOMPLETE_FINISH_REASONS",
+    "ChatChoiceEvent",
+    "ChatChoiceSnapshot",
+    "ChatChunk",
+    "ChatCompletionSnapshot",
+    "ChatCompletionsLane",
+    "ChatContentDelta",
+    "ChatDeltaField",
+    "ChatEvent",
+    "ChatFinish",
+    "ChatFunctionCallDelta",
+    "ChatFunctionCallDone",
+    "ChatFunctionCallSnapshot",
+    "ChatLogprobs",
+    "ChatRefusalDelta",
+    "ChatRole",
+    "ChatToolCallArgumentsDelta",
+    "ChatToolCallDone",
+    "ChatToolCallSnapshot",
+    "ChatToolCallStarted",
+    "ChatUnknownFrame",
+    "ChatUsage",
+    "encode_chat_done",
+    "encode_chat_event",
+]

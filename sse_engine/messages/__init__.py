@@ -1,0 +1,61 @@
+"""The Anthropic Messages lane: ``message_start`` ... ``message_stop`` as typed events.
+
+Frames are typed by their JSON ``type``, not by the SSE ``event:`` line: a
+frame without an ``event:`` line (which the SDK skips) is interpreted like any
+other, and when the two disagree the JSON wins and a warning says so. See
+``docs/messages.md`` for the events, the outcome rules and the warning codes.
+"""
+
+from __future__ import annotations
+
+from sse_engine.messages._events import (
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    CitationDelta,
+    InputJsonDelta,
+    MessageDelta,
+    MessageError,
+    MessageEvent,
+    MessageStart,
+    MessageStop,
+    OtherDelta,
+    Ping,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseStop,
+    UnknownEvent,
+)
+from sse_engine.messages._frames import encode_messages_event
+from sse_engine.messages._lane import (
+    MessagesLane,
+)
+from sse_engine.messages._snapshot import (
+    ContentBlock,
+    MessageSnapshot,
+)
+
+__all__ = [
+    "BlockDelta",
+    "BlockStart",
+    "BlockStop",
+    "CitationDelta",
+    "ContentBlock",
+    "InputJsonDelta",
+    "MessageDelta",
+    "MessageError",
+    "MessageEvent",
+    "MessageSnapshot",
+    "MessageStart",
+    "MessageStop",
+    "MessagesLane",
+    "OtherDelta",
+    "Ping",
+    "SignatureDelta",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolUseStop",
+    "UnknownEvent",
+    "encode_messages_event",
+]

@@ -1,0 +1,440 @@
+"""How the Responses lane assembles output items: items, their content, tool-call input.
+
+:class:`ItemAssembly` is the half of :class:`~sse_engine.responses.ResponsesLane`
+that handles the events about one output item (``response.output_item.*``,
+content parts, text, refusals, reasoning, tool-call input, hosted tools'
+progress, images, shell and audio). The lane itself (``_lane.py``) owns the
+stream: dispatch, sequence numbers, lifecycle, terminal events, errors, resume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sse_engine._lane import Lane, LaneEvent
+from sse_engine.responses._events import (
+    ResponseAnnotationEvent,
+    ResponseArgumentsDoneEvent,
+    ResponseAudioEvent,
+    ResponseCallDeltaEvent,
+    ResponseCodeDoneEvent,
+    ResponseContentDeltaEvent,
+    ResponseContentPartEvent,
+    ResponseCustomToolInputDoneEvent,
+    ResponseItemEvent,
+    ResponseItemStatusEvent,
+    ResponseOutputItemEvent,
+    ResponsePartialImageEvent,
+    ResponseRefusalDoneEvent,
+    ResponsesEvent,
+    ResponseShellCommandDeltaEvent,
+    ResponseShellCommandEvent,
+    ResponseShellOutputDeltaEvent,
+    ResponseShellOutputDoneEvent,
+    ResponseSummaryPartEvent,
+    ResponseSummaryTextDeltaEvent,
+    ResponseSummaryTextDoneEvent,
+    ResponseTextDoneEvent,
+)
+from sse_engine.responses._fields import Malformed, opt_field, req_dict, req_int, req_str
+from sse_engine.responses._snapshot import (
+    ContentPart,
+    OutputItem,
+    ResponseSnapshot,
+    TextBuffer,
+)
+
+__all__ = ["CALL_KINDS", "CONTENT_KINDS", "ITEM_STATUS_TYPES", "ItemAssembly"]
+
+# Content events: type -> (the item type they imply, the part type they imply).
+CONTENT_KINDS = {
+    "response.output_text.delta": ("message", "output_text"),
+    "response.output_text.done": ("message", "output_text"),
+    "response.refusal.delta": ("message", "refusal"),
+    "response.refusal.done": ("message", "refusal"),
+    "response.reasoning_text.delta": ("reasoning", "reasoning_text"),
+    "response.reasoning_text.done": ("reasoning", "reasoning_text"),
+}
+
+# Tool-call input events: type -> (the item type they imply, the item field they build).
+CALL_KINDS = {
+    f"response.{name}.{end}": (item_type, field)
+    for name, item_type, field in (
+        ("function_call_arguments", "function_call", "arguments"),
+        ("mcp_call_arguments", "mcp_call", "arguments"),
+        ("kindo_call_arguments", "kindo_call", "arguments"),
+        ("custom_tool_call_input", "custom_tool_call", "input"),
+        ("code_interpreter_call_code", "code_interpreter_call", "code"),
+    )
+    for end in ("delta", "done")
+}
+
+_CALL_DONE_EVENTS: dict[str, Callable[..., ResponseItemEvent]] = {
+    "arguments": ResponseArgumentsDoneEvent,
+    "input": ResponseCustomToolInputDoneEvent,
+    "code": ResponseCodeDoneEvent,
+}
+
+#: Hosted tools' progress events (item_id + output_index only).
+ITEM_STATUS_TYPES = frozenset(
+    f"response.{tool}.{status}"
+    for tool, statuses in (
+        ("code_interpreter_call", ("in_progress", "interpreting", "completed")),
+        ("file_search_call", ("in_progress", "searching", "completed")),
+        ("web_search_call", ("in_progress", "searching", "completed")),
+        ("image_generation_call", ("in_progress", "generating", "completed")),
+        ("mcp_call", ("in_progress", "completed", "failed")),
+        ("mcp_list_tools", ("in_progress", "completed", "failed")),
+        ("compaction", ("compacting",)),
+    )
+    for status in statuses
+)
+
+
+class ItemAssembly(Lane[ResponseSnapshot]):
+    """The output-item handlers; the lane's state they share is set up by the lane."""
+
+    _snap: ResponseSnapshot
+    _open: OutputItem | None
+
+    # -- output items ------------------------------------------------------------------
+
+    def _check_sequential(self, state: OutputItem | None, index: int) -> None:
+        """Items are sequential: item N is done before item N+1 opens."""
+        current = self._open
+        if current is not None and not current.done and current is not state:
+            self._violation(
+                "item_overlap",
+                f"output item #{index} before item #{current.output_index} was done",
+            )
+
+    def _on_item_added(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        item = req_dict(payload, "item")
+        snap = self._snap
+        index = opt_field(payload, "output_index", int)
+        if index is None:
+            index = snap.next_index()
+        state = snap.at(index)
+        self._check_sequential(state, index)
+        if state is not None and state.implicit and not state.done:
+            state.adopt(item)
+            snap.index_id(state)
+        else:
+            if state is not None:
+                self._violation(
+                    "duplicate_output_index", f"output item #{index} was added a second time"
+                )
+            state = snap.add(index, item)
+        self._open = state
+        out.append(ResponseOutputItemEvent(kind, seq, index, item, raw=payload))
+
+    def _on_item_done(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        item = req_dict(payload, "item")
+        snap = self._snap
+        index = opt_field(payload, "output_index", int)
+        if index is None:
+            ident = item.get("id")
+            found = snap.by_id(ident) if type(ident) is str else None
+            index = found.output_index if found is not None else snap.next_index()
+        state = snap.at(index)
+        if state is None or not state.done:  # a final item sent again is no overlap
+            self._check_sequential(state, index)
+        if state is None:  # never added: a resume past its window sends final items only
+            state = snap.add(index, item)
+        elif not _same_item(state.item, item):
+            self._warn(
+                "item_identity_changed",
+                f"output item #{index} was added as {state.type} {state.id!r} "
+                f"but done as {item.get('type')} {item.get('id')!r}",
+            )
+        state.finish(item)
+        snap.index_id(state)
+        self._open = state
+        out.append(ResponseOutputItemEvent(kind, seq, index, item, raw=payload))
+
+    def _item(self, index: Any, item_id: str | None, kind: str) -> OutputItem:
+        """The item an event is about: by ``output_index``, else ``item_id``, else the open one.
+
+        An item nobody announced is opened implicitly as ``kind`` (an
+        ``unknown_item`` warning) so that what the event carries is not lost.
+        """
+        snap = self._snap
+        if index is not None:
+            if type(index) is not int:
+                raise Malformed(f"'output_index' must be an integer, got {type(index).__name__}")
+            state = snap.at(index)
+            if state is not None:
+                return state
+        if item_id is not None:
+            state = snap.by_id(item_id)
+            if state is not None:
+                return state
+        elif index is None and self._open is not None and not self._open.done:
+            return self._open
+        self._warn("unknown_item", f"an event refers to {kind} item {item_id!r} never added")
+        item: dict[str, Any] = {"id": item_id, "type": kind}
+        if kind == "message":
+            item["role"] = "assistant"
+        state = snap.add(snap.next_index() if index is None else index, item, implicit=True)
+        if self._open is None or self._open.done:
+            self._open = state
+        return state
+
+    def _about(
+        self, kind: str, payload: dict[str, Any], item_kind: str
+    ) -> tuple[OutputItem | None, str | None, int]:
+        """What an item-level event is about: ``(item, item_id, output_index)``.
+
+        ``item`` is None when the item is already done: content after its
+        ``done`` is an ``item_reopened`` violation and changes nothing (new text
+        after a tool call belongs in a new item). ``item_id`` is the payload's,
+        else the item's.
+        """
+        item_id = opt_field(payload, "item_id", str)
+        state = self._item(payload.get("output_index"), item_id, item_kind)
+        if item_id is None:
+            item_id = state.id
+        if not state.done:
+            return state, item_id, state.output_index
+        self._violation(
+            "item_reopened",
+            f"{kind} for output item #{state.output_index} after it was done (ignored; "
+            "new text after a tool call belongs in a new item)",
+        )
+        return None, item_id, state.output_index
+
+    def _on_item_status(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        item_id = opt_field(payload, "item_id", str)
+        index = opt_field(payload, "output_index", int)
+        snap = self._snap
+        state = snap.at(index) if index is not None else None
+        if state is None and item_id is not None:
+            state = snap.by_id(item_id)
+        event = ResponseItemStatusEvent(
+            kind, seq, item_id, index if state is None else state.output_index, raw=payload
+        )
+        if state is not None:
+            state.progress = event.status
+        out.append(event)
+
+    # -- content -----------------------------------------------------------------------
+
+    def _on_content_delta(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        delta = req_str(payload, "delta")
+        content_index = opt_field(payload, "content_index", int, 0)
+        logprobs = opt_field(payload, "logprobs", list)
+        item_kind, part_kind = CONTENT_KINDS[kind]
+        state, item_id, index = self._about(kind, payload, item_kind)
+        if state is not None:
+            state.part(content_index, part_kind).append(delta)
+        out.append(
+            ResponseContentDeltaEvent(
+                kind, seq, item_id, index, content_index, delta, logprobs, raw=payload
+            )
+        )
+
+    def _on_text_done(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        item_kind, part_kind = CONTENT_KINDS[kind]
+        text = req_str(payload, "refusal" if part_kind == "refusal" else "text")
+        content_index = opt_field(payload, "content_index", int, 0)
+        logprobs = opt_field(payload, "logprobs", list)
+        state, item_id, index = self._about(kind, payload, item_kind)
+        if state is not None:
+            state.part(content_index, part_kind).set(text)
+        event: ResponsesEvent
+        if part_kind == "refusal":
+            event = ResponseRefusalDoneEvent(
+                kind, seq, item_id, index, content_index, text, raw=payload
+            )
+        else:
+            event = ResponseTextDoneEvent(
+                kind, seq, item_id, index, content_index, text, logprobs, raw=payload
+            )
+        out.append(event)
+
+    def _on_part(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        part = req_dict(payload, "part")
+        content_index = opt_field(payload, "content_index", int, 0)
+        state, item_id, index = self._about(kind, payload, "message")
+        if state is not None:
+            if kind.endswith("done"):
+                state.part(content_index, "output_text").finish(part)
+            elif content_index not in state.parts:  # else deltas came first: keep their text
+                state.parts[content_index] = ContentPart(part)
+        out.append(
+            ResponseContentPartEvent(kind, seq, item_id, index, content_index, part, raw=payload)
+        )
+
+    def _on_annotation(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        content_index = opt_field(payload, "content_index", int, 0)
+        annotation_index = opt_field(payload, "annotation_index", int, -1)
+        annotation = payload.get("annotation")
+        state, item_id, index = self._about(kind, payload, "message")
+        if state is not None and annotation is not None:
+            state.part(content_index, "output_text").annotate(annotation_index, annotation)
+        out.append(
+            ResponseAnnotationEvent(
+                kind,
+                seq,
+                item_id,
+                index,
+                content_index,
+                annotation_index,
+                annotation,
+                raw=payload,
+            )
+        )
+
+    # -- tool-call input -------------------------------------------------------------
+
+    def _on_call_delta(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        delta = req_str(payload, "delta")
+        item_kind, field = CALL_KINDS[kind]
+        state, item_id, index = self._about(kind, payload, item_kind)
+        if state is not None:
+            state.call(field).append(delta)
+        out.append(ResponseCallDeltaEvent(kind, seq, item_id, index, delta, raw=payload))
+
+    def _on_call_done(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        item_kind, field = CALL_KINDS[kind]
+        value = req_str(payload, field)
+        state, item_id, index = self._about(kind, payload, item_kind)
+        if state is not None:
+            state.call(field).set(value)
+        out.append(_CALL_DONE_EVENTS[field](kind, seq, item_id, index, value, raw=payload))
+
+    # -- reasoning summaries -----------------------------------------------------------
+
+    def _on_summary_part(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        part = req_dict(payload, "part")
+        summary_index = opt_field(payload, "summary_index", int, 0)
+        status = opt_field(payload, "status", str)
+        state, item_id, index = self._about(kind, payload, "reasoning")
+        if state is not None:
+            if kind.endswith("done"):
+                state.summary_part(summary_index).finish(part)
+            elif summary_index not in state.summary:
+                state.summary[summary_index] = ContentPart(part)
+        out.append(
+            ResponseSummaryPartEvent(
+                kind, seq, item_id, index, summary_index, part, status, raw=payload
+            )
+        )
+
+    def _on_summary_text(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        is_delta = kind.endswith("delta")
+        text = req_str(payload, "delta" if is_delta else "text")
+        summary_index = opt_field(payload, "summary_index", int, 0)
+        state, item_id, index = self._about(kind, payload, "reasoning")
+        if state is not None:
+            buffer = state.summary_part(summary_index)
+            if is_delta:
+                buffer.append(text)
+            else:
+                buffer.set(text)
+        cls = ResponseSummaryTextDeltaEvent if is_delta else ResponseSummaryTextDoneEvent
+        out.append(cls(kind, seq, item_id, index, summary_index, text, raw=payload))
+
+    # -- hosted tools ------------------------------------------------------------------
+
+    def _on_partial_image(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        out.append(
+            ResponsePartialImageEvent(
+                kind,
+                seq,
+                opt_field(payload, "item_id", str),
+                opt_field(payload, "output_index", int),
+                req_str(payload, "partial_image_b64"),
+                req_int(payload, "partial_image_index"),
+                opt_field(payload, "background", str),
+                opt_field(payload, "output_format", str),
+                opt_field(payload, "quality", str),
+                opt_field(payload, "size", str),
+                raw=payload,
+            )
+        )
+
+    def _on_shell_command(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        is_delta = kind.endswith("delta")
+        text = req_str(payload, "delta" if is_delta else "command")
+        command_index = opt_field(payload, "command_index", int, 0)
+        obfuscation = opt_field(payload, "obfuscation", str)
+        state, _, index = self._about(kind, payload, "shell_call")
+        if state is not None:
+            if is_delta:
+                state.command(command_index).append(text)
+            elif kind.endswith("added"):
+                state.commands[command_index] = TextBuffer(text)
+            else:
+                state.command(command_index).set(text)
+        event: ResponsesEvent
+        if is_delta:
+            event = ResponseShellCommandDeltaEvent(
+                kind, seq, index, command_index, text, obfuscation, raw=payload
+            )
+        else:
+            event = ResponseShellCommandEvent(kind, seq, index, command_index, text, raw=payload)
+        out.append(event)
+
+    def _on_shell_output(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        command_index = opt_field(payload, "command_index", int, 0)
+        is_delta = kind.endswith("delta")
+        value: Any = req_dict(payload, "delta") if is_delta else payload.get("output")
+        if not is_delta and type(value) is not list:
+            raise Malformed(f"'output' must be a list, got {type(value).__name__}")
+        state, item_id, index = self._about(kind, payload, "shell_call_output")
+        if state is not None:
+            outputs = state.shell_output
+            if not is_delta:
+                outputs[command_index] = value
+            else:
+                streams = outputs.get(command_index)
+                if type(streams) is not dict:
+                    streams = outputs[command_index] = {}
+                for name, text in value.items():
+                    if type(text) is str:
+                        streams.setdefault(name, TextBuffer()).append(text)
+        cls = ResponseShellOutputDeltaEvent if is_delta else ResponseShellOutputDoneEvent
+        out.append(cls(kind, seq, item_id, index, command_index, value, raw=payload))
+
+    def _on_audio(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        out.append(ResponseAudioEvent(kind, seq, opt_field(payload, "delta", str), raw=payload))
+
+
+def _same_item(added: dict[str, Any], done: dict[str, Any]) -> bool:
+    """Whether ``output_item.done`` describes the item ``output_item.added`` opened."""
+    if added.get("type") != done.get("type"):
+        return False
+    before, after = added.get("id"), done.get("id")
+    return before is None or after is None or before == after

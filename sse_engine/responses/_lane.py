@@ -1,0 +1,314 @@
+"""The Responses lane's state machine: one parsed SSE event in, typed events out.
+
+Dispatch is one table per class, from the wire type to a handler; each
+handler validates its payload (a wrong-typed field becomes a
+``malformed_event``), updates the snapshot and appends its event. The item
+handlers live in ``_items.py`` (:class:`ItemAssembly`); this module owns the
+stream: sequence numbers, lifecycle, terminal events, errors and resume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sse_engine._errors import ProtocolError, UsageError
+from sse_engine._lane import LaneEvent, StreamRestarted
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine._sse import ServerSentEvent
+from sse_engine.responses._events import (
+    ResponseErrorEvent,
+    ResponseLifecycleEvent,
+    ResponseTerminalEvent,
+    ResponseUnknownEvent,
+)
+from sse_engine.responses._fields import Malformed
+from sse_engine.responses._frames import encode_responses_event
+from sse_engine.responses._items import CALL_KINDS, CONTENT_KINDS, ITEM_STATUS_TYPES, ItemAssembly
+from sse_engine.responses._resume import ResumePlan
+from sse_engine.responses._snapshot import (
+    OutputItem,
+    ResponseSnapshot,
+)
+
+__all__ = ["ITEM_STATUS_TYPES", "ResponsesLane"]
+
+_LIFECYCLE_TYPES = ("response.created", "response.in_progress", "response.queued")
+_TERMINAL_TYPES = ("response.completed", "response.incomplete", "response.failed")
+
+
+class ResponsesLane(ItemAssembly):
+    """The OpenAI Responses stream (``POST /v1/responses`` with ``stream: true``).
+
+    Every known event type decodes to a typed, frozen event (see
+    ``sse_engine.responses.__all__``); unknown ones pass through as
+    :class:`ResponseUnknownEvent`. The snapshot is a :class:`ResponseSnapshot`.
+    A dropped stream can be resumed: :meth:`resume_plan` says how to reconnect,
+    :meth:`resume` readies the lane for the new connection's bytes.
+    """
+
+    terminal_event_name = "response.completed, response.incomplete or response.failed"
+    encode_frame = staticmethod(encode_responses_event)
+
+    def _setup(self) -> None:
+        self._snap = ResponseSnapshot()
+        self._last_seq: int | None = None
+        self._open: OutputItem | None = None
+        self._response_id: str | None = None
+        self._event_id = ""
+        self._warned_once: set[str] = set()
+
+    @property
+    def snapshot(self) -> ResponseSnapshot:
+        return self._snap
+
+    @property
+    def last_sequence_number(self) -> int | None:
+        """The highest ``sequence_number`` accepted so far (what a resume starts after)."""
+        return self._last_seq
+
+    # -- resume ------------------------------------------------------------------------
+
+    def resume_plan(self) -> ResumePlan | None:
+        """How to reconnect this dropped stream, or None.
+
+        None before ``response.created`` (no id yet: send the POST again) and
+        once the outcome is known, unless it is ``TRUNCATED`` (nothing to resume).
+        """
+        if self.outcome is not None and self.outcome is not Outcome.TRUNCATED:
+            return None
+        if self._response_id is None:
+            return None
+        last_event_id = self._parser.last_event_id or self._event_id
+        return ResumePlan.after(self._response_id, self._last_seq, last_event_id)
+
+    def resume(self) -> list[LaneEvent]:
+        """Ready the lane for the bytes of the connection :meth:`resume_plan` describes.
+
+        Incremental: the snapshot is kept, numbering must continue from
+        ``starting_after + 1`` and repeats are dropped; returns ``[]``. Full
+        replay: the snapshot restarts and ``[StreamRestarted(...)]`` is returned:
+        discard what was shown, the events that follow rebuild it. Either way
+        the new connection ends with its own ``StreamEnd``.
+        """
+        plan = self.resume_plan()
+        if plan is None:
+            raise UsageError(
+                "nothing to resume: the outcome is known, or no response.created "
+                "arrived (no response id: send the POST again)"
+            )
+        self._event_id = self._parser.last_event_id or self._event_id
+        self._reopen()
+        if not plan.full_replay:
+            return []
+        self._snap = ResponseSnapshot()
+        self._last_seq = None
+        self._open = None
+        return [StreamRestarted(f"full replay of {plan.response_id} from the start")]
+
+    # -- one event ---------------------------------------------------------------------
+
+    def _on_event(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+        if self.outcome is not None:  # after an `error` event (see _post_end_events)
+            self._after_error(sse, out)
+            return
+        if sse.data == "[DONE]":
+            return
+        payload = self._decode(sse)
+        if type(payload) is not dict:
+            raise ProtocolError(
+                f"SSE event #{self._event_index} ({sse.event!r}): the data is JSON "
+                f"{type(payload).__name__}, not an object"
+            )
+        kind = payload.get("type")
+        if kind != sse.event or type(kind) is not str:  # the usual case needs no checks
+            kind = self._type_of(sse, payload)
+        seq = payload.get("sequence_number")
+        if type(seq) is int:
+            last = self._last_seq
+            if last is not None:
+                if seq <= last:
+                    self._warn(
+                        "duplicate_event",
+                        f"{kind} with sequence_number {seq} (at or below {last}) was dropped",
+                    )
+                    return
+                if seq != last + 1:
+                    self._violation(
+                        "sequence_gap",
+                        f"sequence_number jumped from {last} to {seq} at {kind}: "
+                        f"{seq - last - 1} event(s) missing",
+                    )
+            self._last_seq = seq
+        elif seq is None:
+            self._warn_once("missing_sequence_number", f"{kind} has no sequence_number")
+        else:
+            self._violation("malformed_event", f"{kind}: sequence_number {seq!r} is not an integer")
+            seq = None
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            out.append(ResponseUnknownEvent(kind, seq, raw=payload))
+            return
+        try:
+            handler(self, kind, payload, seq, out)
+        except Malformed as exc:
+            self._violation("malformed_event", f"{kind} (sequence_number {seq}): {exc}")
+            out.append(ResponseUnknownEvent(kind, seq, raw=payload))
+
+    def _type_of(self, sse: ServerSentEvent, payload: dict[str, Any]) -> str:
+        """The event's type: the JSON ``type``, else the ``event:`` line."""
+        kind = payload.get("type")
+        event = sse.event
+        if type(kind) is str:
+            if kind != event and event != "message":
+                self._warn(
+                    "event_type_mismatch",
+                    f"the event: line says {event!r} but the JSON type is {kind!r}; "
+                    "the JSON type wins",
+                )
+            return kind
+        if kind is not None:
+            self._violation("malformed_event", f"the JSON type {kind!r} is not a string")
+        if event == "message" and type(payload.get("error")) is dict:
+            return "error"  # an error frame without event: line or type
+        return event
+
+    def _warn_once(self, code: str, message: str) -> None:
+        if code not in self._warned_once:
+            self._warned_once.add(code)
+            self._warn(code, f"{message} (reported once per stream)")
+
+    # -- the response object ---------------------------------------------------------
+
+    def _response_of(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        response = payload.get("response")
+        if type(response) is dict:
+            return response
+        if response is None and payload.get("object") == "response":
+            self._warn_once(
+                "flat_response_payload",
+                f"{kind} carries the response object itself, not under 'response'",
+            )
+            return {k: v for k, v in payload.items() if k not in ("type", "sequence_number")}
+        raise Malformed(f"'response' must be an object, got {type(response).__name__}")
+
+    def _note_id(self, kind: str, response: dict[str, Any]) -> None:
+        ident = response.get("id")
+        if type(ident) is not str:
+            return
+        if self._response_id is not None and ident != self._response_id:
+            self._warn(
+                "response_id_changed", f"{kind} is about {ident!r}, not {self._response_id!r}"
+            )
+        self._response_id = ident
+
+    def _on_lifecycle(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        response = self._response_of(kind, payload)
+        self._note_id(kind, response)
+        self._snap.update(response)
+        out.append(ResponseLifecycleEvent(kind, seq, response, raw=payload))
+
+    def _on_terminal(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        response = self._record_terminal(kind, payload, seq, out)
+        if kind == "response.failed":
+            self._end(Outcome.FAILED, _failure_of(response), out)
+        elif kind == "response.incomplete":
+            self._end(Outcome.INCOMPLETE, None, out)
+        else:
+            unfinished = [item.output_index for item in self._snap.items if not item.done]
+            if unfinished:
+                self._warn("unfinished_items", f"{kind} while items {unfinished} were never done")
+            self._end(Outcome.COMPLETED, None, out)
+
+    def _record_terminal(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> dict[str, Any]:
+        """The terminal event's response object becomes the snapshot's final word."""
+        try:
+            response = self._response_of(kind, payload)
+        except Malformed as exc:  # still the verdict: the type decides it
+            if self.outcome is None:  # nothing raises after the verdict (see _after_error)
+                self._violation("malformed_event", f"{kind}: {exc}")
+            response = {}
+        self._note_id(kind, response)
+        self._snap.finish(response)
+        out.append(ResponseTerminalEvent(kind, seq, response, raw=payload))
+        return response
+
+    def _on_error(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+    ) -> None:
+        error = StreamError.from_payload(payload)
+        code, message, param = error.code, error.message, error.param
+        out.append(ResponseErrorEvent(kind, seq, code, message, param, error, raw=payload))
+        self._end(Outcome.FAILED, error, out)
+        # The server follows an error with response.failed: the same failure.
+        self._post_end_events = True
+
+    def _after_error(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+        """The event after an ``error``: a ``response.failed`` updates the snapshot, silently."""
+        self._post_end_events = False
+        payload: Any = None
+        if sse.data != "[DONE]":
+            try:
+                payload = self._decode(sse)
+            except ProtocolError:
+                payload = None
+        if type(payload) is dict and payload.get("type", sse.event) == "response.failed":
+            seq = payload.get("sequence_number")
+            seq = seq if type(seq) is int else None
+            if seq is not None and (self._last_seq is None or seq > self._last_seq):
+                self._last_seq = seq
+            self._record_terminal("response.failed", payload, seq, out)
+            return
+        self._warn("event_after_end", f"event {sse.event!r} after the error event was ignored")
+
+
+def _failure_of(response: dict[str, Any]) -> StreamError:
+    error = response.get("error")
+    if type(error) is dict:
+        return StreamError.from_payload(error)
+    return StreamError(message="response.failed without an error object", raw=response)
+
+
+_Handler = Callable[[ResponsesLane, str, dict[str, Any], int | None, list[LaneEvent]], None]
+
+_R = ResponsesLane
+#: The wire type -> its handler, built once for the class (a lane holds no table).
+_HANDLERS: dict[str, _Handler] = {
+    "error": ResponsesLane._on_error,
+    "response.output_item.added": ResponsesLane._on_item_added,
+    "response.output_item.done": ResponsesLane._on_item_done,
+    "response.content_part.added": ResponsesLane._on_part,
+    "response.content_part.done": ResponsesLane._on_part,
+    "response.output_text.annotation.added": ResponsesLane._on_annotation,
+    "response.reasoning_summary_part.added": ResponsesLane._on_summary_part,
+    "response.reasoning_summary_part.done": ResponsesLane._on_summary_part,
+    "response.reasoning_summary_text.delta": ResponsesLane._on_summary_text,
+    "response.reasoning_summary_text.done": ResponsesLane._on_summary_text,
+    "response.image_generation_call.partial_image": ResponsesLane._on_partial_image,
+    "response.shell_call_command.added": ResponsesLane._on_shell_command,
+    "response.shell_call_command.done": ResponsesLane._on_shell_command,
+    "response.shell_call_command.delta": ResponsesLane._on_shell_command,
+    "response.shell_call_output_content.delta": ResponsesLane._on_shell_output,
+    "response.shell_call_output_content.done": ResponsesLane._on_shell_output,
+    "response.audio.delta": ResponsesLane._on_audio,
+    "response.audio.done": ResponsesLane._on_audio,
+    "response.audio.transcript.delta": ResponsesLane._on_audio,
+    "response.audio.transcript.done": ResponsesLane._on_audio,
+    **dict.fromkeys(_LIFECYCLE_TYPES, ResponsesLane._on_lifecycle),
+    **dict.fromkeys(_TERMINAL_TYPES, ResponsesLane._on_terminal),
+    **{
+        kind: (_R._on_content_delta if kind.endswith("delta") else _R._on_text_done)
+        for kind in CONTENT_KINDS
+    },
+    **{
+        kind: (_R._on_call_delta if kind.endswith("delta") else _R._on_call_done)
+        for kind in CALL_KINDS
+    },
+    **dict.fromkeys(ITEM_STATUS_TYPES, ResponsesLane._on_item_status),
+}
