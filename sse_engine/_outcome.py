@@ -103,6 +103,11 @@ class StreamError:
     ``status`` is the HTTP status when the error came before the stream (None
     for failures reported inside a 200 stream). ``raw`` is the payload exactly
     as received (a dict, or the body text when it was not JSON).
+    ``retry_after`` is how long the server asked the client to wait, in
+    seconds (``retry-after-ms`` or ``Retry-After`` headers given to
+    ``start()``), and ``request_id`` the server's id for the request
+    (``x-request-id`` / ``request-id``), for a support ticket or a log line;
+    both are None when the response did not say.
     """
 
     message: str
@@ -112,6 +117,8 @@ class StreamError:
     status: int | None = None
     retryable: bool = True
     raw: Any = None
+    retry_after: float | None = None
+    request_id: str | None = None
 
     @classmethod
     def from_payload(cls, payload: Any, *, status: int | None = None) -> StreamError:

@@ -1,0 +1,45 @@
+"""Parts: one vocabulary over every lane, so code is written once for every provider.
+
+A :class:`PartStream` wraps any lane and turns its events into parts
+(:class:`TextDelta`, :class:`ToolCallStart`, :class:`Finish`, ...); its
+``turn`` is the assistant turn so far, in the same shape for Chat
+Completions, Responses and Messages. See ``docs/parts.md``.
+"""
+
+from __future__ import annotations
+
+from sse_engine.parts._parts import (
+    FINISH_REASONS,
+    Finish,
+    FinishReason,
+    Part,
+    ReasoningDelta,
+    RefusalDelta,
+    Restart,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Turn,
+    Usage,
+    UsageUpdate,
+)
+
+__all__ = [
+    "FINISH_REASONS",
+    "Finish",
+    "FinishReason",
+    "Part",
+    "ReasoningDelta",
+    "RefusalDelta",
+    "Restart",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "Turn",
+    "Usage",
+    "UsageUpdate",
+]
