@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import codecs
 import sys
-from typing import Generic, Literal, TypeVar, overload
+from typing import Generic, Literal, NoReturn, TypeVar, overload
 
 from sse_engine._errors import EventTooLarge, UsageError
 from sse_engine._sse import Comment, ServerSentEvent
@@ -44,6 +44,7 @@ _BOM = b"\xef\xbb\xbf"
 #: ends (``str.split("\n\n")`` scans at about 1 ns a character).
 _LONG_TAIL = 1 << 16
 _LF, _CR, _COLON = 10, 13, 58  # ``10 in data`` is a memchr; ``b"\n" in data`` is ~10x slower
+_FFFD = b"\xef\xbf\xbd"  # U+FFFD itself, encoded: a replacement character the server sent
 #: Builds a ServerSentEvent from a tuple without NamedTuple's Python-level __new__.
 _new_event = tuple.__new__
 
@@ -67,6 +68,41 @@ def _comment(line: str) -> Comment:
     return Comment(line[2:] if line[1:2] == " " else line[1:])
 
 
+def _replaced(region: bytes, blocks: list[str]) -> list[bytes] | None:
+    """The blocks' bytes if decoding ``region`` replaced invalid bytes in any block, else None.
+
+    ``blocks`` is the decoded ``region`` split at blank lines; the bytes split
+    the same way (invalid bytes never decode to LF). A U+FFFD the server sent
+    (its UTF-8 bytes) is not a replacement.
+    """
+    raws = region.split(b"\n\n")
+    for text, raw in zip(blocks, raws, strict=True):
+        if not text.isascii() and text.count("\ufffd") > raw.count(_FFFD):
+            return raws
+    return None
+
+
+def _bad_lines(text: str, raw: bytes, offset: int) -> list[tuple[int, int, int]]:
+    """``(line number, stream offset of its first invalid byte, replacements)`` per bad line.
+
+    ``text`` is ``raw`` decoded, ``offset`` where ``raw`` starts in the stream.
+    """
+    found = []
+    pairs = zip(text.split("\n"), raw.split(b"\n"), strict=True)
+    for number, (line, line_raw) in enumerate(pairs):
+        if not line.isascii():
+            count = line.count("\ufffd") - line_raw.count(_FFFD)
+            if count > 0:
+                try:
+                    line_raw.decode("utf-8")
+                    at = 0
+                except UnicodeDecodeError as exc:
+                    at = exc.start
+                found.append((number, offset + at, count))
+        offset += len(line_raw) + 1
+    return found
+
+
 class SSEParser(Generic[Item]):
     """An incremental, IO-free Server-Sent Events parser.
 
@@ -86,6 +122,7 @@ class SSEParser(Generic[Item]):
     """
 
     __slots__ = (
+        "_bad_utf8",
         "_bytes_fed",
         "_comments",
         "_counter",
@@ -97,6 +134,7 @@ class SSEParser(Generic[Item]):
         "_line_start",
         "_max",
         "_pending_size",
+        "_removed",
         "_retry",
         "_skip_lf",
         "_started",
@@ -130,6 +168,11 @@ class SSEParser(Generic[Item]):
         self._state = _OPEN
         self._error: EventTooLarge | None = None
         self._bytes_fed = 0
+        # Bytes the CRLF -> LF normalisation removed: offsets of invalid UTF-8
+        # are counted in the normalised stream (each CRLF one byte).
+        self._removed = 0
+        # Invalid UTF-8 met by a feed(): (bytes_fed after it, its marks); see invalid_utf8.
+        self._bad_utf8: tuple[int, list[tuple[int, int, int]]] | None = None
         self._started = False
         # A CR ended the last read: an LF starting the next one completes a CRLF.
         self._skip_lf = False
@@ -191,6 +234,11 @@ class SSEParser(Generic[Item]):
         if self._state is not _OPEN:
             self._raise_not_open()
         if type(data) is not bytes:
+            if isinstance(data, str):
+                raise UsageError(
+                    "feed() takes bytes, not str: pass the raw body bytes "
+                    "(the parser decodes UTF-8 itself)"
+                )
             data = bytes(data)
         n = len(data)
         self._bytes_fed += n
@@ -199,12 +247,15 @@ class SSEParser(Generic[Item]):
             if data[0] == _LF:
                 data = data[1:]
                 n -= 1
+                self._removed += 1
         if not n:
+            self._bad_utf8 = None  # marks belong to the latest feed(), and this one read nothing
             return []
         if _CR in data:
             if data[-1] == _CR:
                 self._skip_lf = True
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            self._removed += n - len(data)
             n = len(data)
         tail = self._tail
         # Where the last blank line is: after the last "\n\n" in this read, or
@@ -222,16 +273,19 @@ class SSEParser(Generic[Item]):
                 self._count_tail(items)
             return items
         if self._tail_size >= _LONG_TAIL:
-            blocks = self._split_after_long_tail(data, last, items)
+            blocks, raws, start = self._split_after_long_tail(data, last, items)
+            if raws is not None:
+                self._blocks_marked(blocks, raws, start, items)
             sized = True
         else:
             if tail:
                 tail.append(data[: last + 1])
-                text = b"".join(tail).decode("utf-8", "replace")
+                region = b"".join(tail)
                 tail.clear()
                 self._counter = None
             else:
-                text = data[: last + 1].decode("utf-8", "replace")
+                region = data[: last + 1]
+            text = region.decode("utf-8", "replace")
             if not self._started:  # _decode(), inlined on the hot path
                 self._started = True
                 if text[:1] == "\ufeff":
@@ -239,6 +293,11 @@ class SSEParser(Generic[Item]):
             blocks = text.split("\n\n")
             # No block can be too large when all of them together are not.
             sized = len(text) >= self._max
+            if not text.isascii() and "\ufffd" in text:  # O(1) for ASCII text
+                raws = _replaced(region, blocks)
+                if raws is not None:  # the decoder replaced invalid bytes (rare): mark them
+                    start = self._bytes_fed - self._removed - n + last + 1 - len(region)
+                    self._blocks_marked(blocks, raws, start, items)
         rest = data[last + 1 :]
         self._tail_size = len(rest)
         if rest:
@@ -251,6 +310,8 @@ class SSEParser(Generic[Item]):
         odd = blocks.pop()
         if self._pending_size and blocks:
             # The first block began with comment lines taken earlier.
+            if self._block_size(blocks[0]) > self._max:
+                self._fail_block(blocks[0], items)
             self._lines(blocks[0].split("\n"), items)
             self._dispatch(items)
             del blocks[0]
@@ -259,7 +320,7 @@ class SSEParser(Generic[Item]):
             # A block's size is its length + 1 (its last terminator), but a
             # leading LF is a blank line of its own, not part of the event.
             if sized and len(block) + (block[:1] != "\n") > self._max:
-                self._fail(items)
+                self._fail_block(block, items)
             if block[:6] == "data: " and "\n" not in block:
                 items.append(_new_event(ServerSentEvent, ("message", block[6:], id_buffer)))
                 continue
@@ -303,7 +364,9 @@ class SSEParser(Generic[Item]):
         self._state = _CLOSED
         return items
 
-    def _split_after_long_tail(self, data: bytes, last: int, items: list[Item]) -> list[str]:
+    def _split_after_long_tail(
+        self, data: bytes, last: int, items: list[Item]
+    ) -> tuple[list[str], list[bytes] | None, int]:
         """The blocks of ``tail + data[: last + 1]`` without searching the tail again.
 
         The tail holds no blank line, so its block ends at the first blank
@@ -311,8 +374,11 @@ class SSEParser(Generic[Item]):
         block that is one ``data:`` line (a big payload) becomes its event
         here, decoded straight from the joined bytes: at 8 MiB every pass
         over the text costs a trip through memory, and this saves two.
+        Also returns the blocks' bytes when invalid UTF-8 needs marking (else
+        None) and the stream offset of the first returned block.
         """
         tail = self._tail
+        start = self._bytes_fed - self._removed - len(data) - self._tail_size
         if self._line_start and data[0] == _LF:
             first = 0
             raw = b"".join(tail)
@@ -323,16 +389,29 @@ class SSEParser(Generic[Item]):
             raw = b"".join(tail)
             end = len(raw)
         self._clear_tail()
-        blocks = data[first + 1 : last + 1].decode("utf-8", "replace").split("\n\n")
+        rest = data[first + 1 : last + 1]
+        text = rest.decode("utf-8", "replace")
+        blocks = text.split("\n\n")
+        raws: list[bytes] | None = None
+        if not text.isascii() and "\ufffd" in text:
+            raws = _replaced(rest, blocks)
         if not self._pending_size and raw.startswith(b"data: ") and raw.find(b"\n", 0, end) < 0:
             self._started = True
             value = str(memoryview(raw)[6:end], "utf-8", "replace")
             if len(value) + 7 > self._max:
                 self._fail(items)
+            if not value.isascii() and "\ufffd" in value:
+                for _, offset, count in _bad_lines(value, raw[6:end], start + 6):
+                    self._mark(len(items), offset, count)
             items.append(_new_event(ServerSentEvent, ("message", value, self._id_buffer)))
-        else:
-            blocks.insert(0, self._decode(raw[:end]))
-        return blocks
+            return blocks, raws, start + end + 2
+        head = self._decode(raw[:end])
+        blocks.insert(0, head)
+        if raws is None and not head.isascii() and "\ufffd" in head:
+            raws = rest.split(b"\n\n")
+        if raws is not None:
+            raws.insert(0, raw[:end])
+        return blocks, raws, start
 
     def _decode(self, raw: bytes) -> str:
         """Decode complete lines; the stream's first text loses one BOM."""
@@ -354,21 +433,36 @@ class SSEParser(Generic[Item]):
 
         Keepalives are often bare ``: keepalive`` lines with no blank line
         after them; taking them as soon as each line ends makes them visible
-        (and frees them) at once instead of when the next event ends.
+        (and frees them) at once instead of when the next event ends. A line
+        is taken only if the block was still within ``max_event_size`` before
+        its terminator, exactly as if the bytes had come one at a time.
         """
         raw = b"".join(self._tail)
+        start = self._bytes_fed - self._removed - len(raw)
         pos = 0
+        if not self._started:
+            if len(raw) < 3 and _BOM.startswith(raw):
+                return  # a BOM may still be arriving
+            # Whether the stream began with a BOM is known now; a blank line
+            # right after it dispatches nothing (no data, no id).
+            self._started = True
+            if raw.startswith(_BOM):
+                pos = 4 if raw[3:4] == b"\n" else 3
         while raw[pos : pos + 1] == b":":
             end = raw.find(b"\n", pos)
             if end < 0:
                 break
             line = raw[pos:end].decode("utf-8", "replace")
-            self._pending_size += len(line) + 1
+            size = self._pending_size + len(line)
+            if size > self._max:
+                self._fail(items)  # the block grew too large before this line ended
+            self._pending_size = size + 1
+            if not line.isascii() and "\ufffd" in line:
+                for _, offset, count in _bad_lines(line, raw[pos:end], start + pos):
+                    self._mark(len(items), offset, count)
             if self._comments:
                 items.append(_comment(line))  # type: ignore[arg-type]
             pos = end + 1
-        # The stream began with a comment, so a later U+FEFF is not a BOM.
-        self._started = True
         rest = raw[pos:]
         self._tail[:] = [rest] if rest else []
         self._tail_size = len(rest)
@@ -390,6 +484,10 @@ class SSEParser(Generic[Item]):
         limit, and each piece is decoded once (the decoder is kept until the
         block ends), so a long multi-byte line near the limit stays linear.
         """
+        if not self._started and self._tail and self._tail[0][:1] == _BOM[:1]:
+            # Comment lines after a BOM at the stream start are taken only now,
+            # before failing (a tail that begins with ":" had them taken at once).
+            self._take_comments(items)
         if self._counter is None:
             # [pieces counted, characters, phase]: at the stream start a BOM
             # (phase 0) and then one blank line (phase 1) are not the event's.
@@ -408,13 +506,90 @@ class SSEParser(Generic[Item]):
         if self._pending_size + state[1] > self._max:
             self._fail(items)
 
+    @property
+    def invalid_utf8(self) -> list[tuple[int, int, int]]:
+        """Where the latest ``feed()`` met invalid UTF-8 (each sequence became U+FFFD).
+
+        One ``(position, offset, count)`` per line that held invalid bytes:
+        ``position`` is the index, in the list that ``feed()`` returned (or
+        in ``EventTooLarge.events``), of the first item read after the line;
+        ``offset`` is the stream offset of the line's first invalid byte,
+        counting a CRLF as one byte; ``count`` how many U+FFFD replaced
+        invalid bytes in it. Empty when the latest read was clean.
+        """
+        bad = self._bad_utf8
+        return list(bad[1]) if bad is not None and bad[0] == self._bytes_fed else []
+
+    def _mark(self, position: int, offset: int, count: int) -> None:
+        bad = self._bad_utf8
+        if bad is None or bad[0] != self._bytes_fed:  # a mark of an earlier feed() is stale
+            bad = self._bad_utf8 = (self._bytes_fed, [])
+        bad[1].append((position, offset, count))
+
+    def _block_size(self, block: str) -> int:
+        """The size of the event ``block`` completes, with the comment lines taken before it."""
+        if block[:1] == "\n":  # a blank line first: it ends the earlier lines' block
+            return len(block)
+        return self._pending_size + len(block) + 1
+
+    def _blocks_marked(
+        self, blocks: list[str], raws: list[bytes], offset: int, items: list[Item]
+    ) -> None:
+        """The complete blocks of a read that held invalid UTF-8, line by line, marked.
+
+        The rare path: each block goes through the spec's per-line steps, and
+        each line with invalid bytes is marked where its items go. The last
+        piece (after the last blank line) is left in ``blocks``.
+        """
+        for block, raw in zip(blocks[:-1], raws, strict=False):
+            bad = _bad_lines(block, raw, offset) if not block.isascii() else []
+            offset += len(raw) + 2
+            if self._block_size(block) > self._max:
+                self._fail_block(block, items, bad)
+            for _, at, count in bad:
+                self._mark(len(items), at, count)
+            self._lines(block.split("\n"), items)
+            self._dispatch(items)
+        del blocks[:-1]
+
+    def _fail_block(
+        self, block: str, items: list[Item], bad: list[tuple[int, int, int]] | None = None
+    ) -> NoReturn:
+        """``block`` is too large: fail, after the comment lines that begin it and fit.
+
+        Read one line at a time, those lines would have been taken (and
+        reported) as each ended, before the block grew past the limit
+        (see ``_take_comments``), so the result does not depend on the reads.
+        """
+        marks = {number: (at, count) for number, at, count in bad or ()}
+        size = self._pending_size
+        number = pos = 0
+        if block[:1] == "\n":
+            number = pos = 1
+            size = 0
+        while block[pos : pos + 1] == ":":
+            end = block.find("\n", pos)
+            if end < 0:
+                end = len(block)
+            size += end - pos
+            if size > self._max:
+                break
+            size += 1
+            if number in marks:
+                self._mark(len(items), *marks[number])
+            if self._comments:
+                items.append(_comment(block[pos:end]))  # type: ignore[arg-type]
+            number += 1
+            pos = end + 1
+        self._fail(items)
+
     def _raise_not_open(self) -> None:
         if self._state is _FAILED:
             assert self._error is not None
             raise EventTooLarge(self._error.limit, self._error.offset)
         raise UsageError("feed() called after close(): this SSEParser has reached end of stream")
 
-    def _fail(self, items: list[Item]) -> None:
+    def _fail(self, items: list[Item]) -> NoReturn:
         self._state = _FAILED
         self._error = EventTooLarge(self._max, self._bytes_fed, events=list(items))
         raise self._error

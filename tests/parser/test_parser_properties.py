@@ -59,12 +59,19 @@ def reference(stream: bytes, *, comments: bool = False, limit: int | None = None
     ref = Ref()
     data = event_type = id_buffer = ""
     size = 0
+    # Comment lines that begin a block are reported as each one ends; the others
+    # when their block ends (held), or by close() for an unterminated block.
+    leading = True
+    held: list[Item] = []
     for line in lines:
         if line == "":  # blank line: dispatch the event
             if limit is not None and size > limit:
                 ref.too_large = True
                 return ref
             size = 0
+            leading = True
+            ref.items += held
+            held = []
             ref.last_event_id = id_buffer
             if data == "":
                 data = event_type = ""
@@ -74,11 +81,16 @@ def reference(stream: bytes, *, comments: bool = False, limit: int | None = None
             ref.items.append(ServerSentEvent(event_type or "message", data, ref.last_event_id))
             data = event_type = ""
             continue
+        if limit is not None and size + len(line) > limit:
+            ref.too_large = True  # the event grew too large before this line ended
+            return ref
         size += len(line) + 1
         if line.startswith(":"):  # a comment
             if comments:
-                ref.items.append(Comment(line[2:] if line.startswith(": ") else line[1:]))
+                comment = Comment(line[2:] if line.startswith(": ") else line[1:])
+                (ref.items if leading else held).append(comment)
             continue
+        leading = False
         if ":" in line:
             name, value = line.split(":", 1)
             if value.startswith(" "):
@@ -105,6 +117,8 @@ def reference(stream: bytes, *, comments: bool = False, limit: int | None = None
             decoded = decoded[1:]
         if size + len(_EOL.split(decoded)[-1]) > limit:
             ref.too_large = True
+            return ref
+    ref.items += held
     return ref
 
 
@@ -153,14 +167,16 @@ def run(
     return items, last_event_id, retry, in_event
 
 
-def run_limited(chunks: Iterable[bytes], limit: int) -> tuple[list[Item], EventTooLarge | None]:
+def run_limited(
+    chunks: Iterable[bytes], limit: int, *, comments: bool = False
+) -> tuple[list[Item], EventTooLarge | None]:
     """Feed until EventTooLarge; return every item delivered and the exception."""
-    parser = SSEParser(max_event_size=limit)
+    parser = SSEParser(max_event_size=limit, comments=True) if comments else SSEParser(limit)
     items: list[Item] = []
     try:
         for chunk in chunks:
             items.extend(parser.feed(chunk))
-        parser.close()
+        items.extend(parser.close())
     except EventTooLarge as exc:
         items.extend(exc.events)
         return items, exc
@@ -353,17 +369,26 @@ def limited_streams(draw: st.DrawFn) -> tuple[bytes, int]:
 
 
 @HEAVY
-@given(stream_limit=limited_streams(), cuts=CUTS)
-@example(stream_limit=(b"data: a\n\n\ndata: x\n\n", 8), cuts=[])
-@example(stream_limit=(b"data: a\n\n\ndata: x\n\n", 7), cuts=[])
-@example(stream_limit=(b"data: 123456789\n", 10), cuts=[])
+@given(stream_limit=limited_streams(), cuts=CUTS, comments=st.booleans())
+@example(stream_limit=(b"data: a\n\n\ndata: x\n\n", 8), cuts=[], comments=False)
+@example(stream_limit=(b"data: a\n\n\ndata: x\n\n", 7), cuts=[], comments=False)
+@example(stream_limit=(b"data: 123456789\n", 10), cuts=[], comments=False)
+# Issue 11 item 15: the comment before an oversized event, whole and split after it.
+@example(stream_limit=(b": keepalive\ndata: " + b"x" * 100 + b"\n\n", 50), cuts=[12], comments=True)
+@example(stream_limit=(b": " + b"x" * 60 + b"\n\n", 50), cuts=[], comments=True)
+@example(stream_limit=(b"\xef\xbb\xbf: a\ndata: " + b"x" * 20 + b"\n\n", 12), cuts=[],
+         comments=True)
+@example(stream_limit=(b"\xef\xbb\xbf\n: a\ndata: " + b"x" * 20 + b"\n\n", 12), cuts=[4],
+         comments=True)
+@example(stream_limit=(b": a\nid: 1\n: b\ndata: " + b"x" * 20 + b"\n\n", 20), cuts=[4],
+         comments=True)
 def test_limit_raises_iff_reference_says_too_large(
-    stream_limit: tuple[bytes, int], cuts: list[int]
+    stream_limit: tuple[bytes, int], cuts: list[int], comments: bool
 ) -> None:
     stream, limit = stream_limit
-    ref = reference(stream, limit=limit)
+    ref = reference(stream, limit=limit, comments=comments)
     for chunks in ([stream], split(stream, cuts), [stream[i : i + 1] for i in range(len(stream))]):
-        items, exc = run_limited(chunks, limit)
+        items, exc = run_limited(chunks, limit, comments=comments)
         assert (exc is not None) == ref.too_large, chunks
         # Nothing decoded before the failure is lost, nothing after it appears.
         assert items == ref.items, chunks
