@@ -4,11 +4,12 @@ the one table that decides whether a failure is worth retrying."""
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
+
+from sse_engine._json import describe
 
 __all__ = ["Outcome", "StreamError", "is_retryable"]
 
@@ -91,9 +92,10 @@ def is_retryable(code: str | None, type: str | None = None, status: int | None =
 
 
 def _text(value: Any) -> str | None:
+    """A payload field as text: a string as is, anything else described (never recursive)."""
     if value is None:
         return None
-    return value if isinstance(value, str) else str(value)
+    return value if isinstance(value, str) else describe(value)
 
 
 @attrs.frozen
@@ -128,9 +130,14 @@ class StreamError:
         the flat ``{"type": "error", "code", "message", "param"}`` of a Responses
         ``error`` event, Anthropic's ``{"type": "error", "error": {"type", "message"}}``,
         and a bare error object ``{"code", "message"}`` (``response.error``).
+        Anthropic errors carry no code: their error type (``overloaded_error``,
+        ``rate_limit_error``, ...) is the code too, so ``code`` is never None
+        for an API error. A ``request_id`` in the body is kept. Any other JSON
+        value (a string, a number, null, a list) becomes the message.
         """
         if not isinstance(payload, Mapping):
-            return cls.from_text(json.dumps(payload), status=status, raw=payload)
+            text = payload if isinstance(payload, str) else describe(payload, 500)
+            return cls.from_text(text, status=status, raw=payload)
         inner = payload.get("error")
         body: Mapping[str, Any] = inner if isinstance(inner, Mapping) else payload
         code = _text(body.get("code"))
@@ -140,9 +147,12 @@ class StreamError:
             error_type = None
         if code is None and isinstance(body.get("details"), Mapping):
             code = _text(body["details"].get("error_code"))
+        if code is None and body is inner and payload.get("type") == "error":
+            code = error_type  # Anthropic's shape: the error type is its code
         message = _text(body.get("message"))
         if not message:
             message = _text(inner) if isinstance(inner, str) else None
+        request_id = payload.get("request_id")
         return cls(
             message=message or code or error_type or "unknown error",
             code=code,
@@ -151,6 +161,7 @@ class StreamError:
             status=status,
             retryable=is_retryable(code, error_type, status),
             raw=payload,
+            request_id=request_id if isinstance(request_id, str) else None,
         )
 
     @classmethod
