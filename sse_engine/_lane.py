@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar, overload
 
 import attrs
 
+from sse_engine import _headers
 from sse_engine._errors import EventTooLarge, ProtocolError, UsageError
+from sse_engine._json import describe
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
 from sse_engine._sse import ServerSentEvent
@@ -69,13 +71,19 @@ class LaneWarning:
     ``code`` is a stable machine-readable name (``sequence_gap``,
     ``trailing_data``, ...); ``event_index`` counts the stream's SSE events
     from 0 and ``offset`` is the number of bytes fed when it was noticed, so a
-    tool can point at where in the capture the problem sits.
+    tool can point at where in the capture the problem sits. ``count`` is how
+    many times it was noticed: after the verdict, a repeat of a code already
+    reported after the verdict is folded into that warning (its ``count``
+    grows; its message and position are the first one's), so a peer that
+    keeps sending after the end cannot grow ``lane.warnings`` without bound.
+    ``invalid_utf8`` is one warning per stream the same way.
     """
 
     code: str
     message: str
     event_index: int
     offset: int
+    count: int = 1
 
 
 # The lane's life: start() may only come first; ERROR_BODY collects a JSON
@@ -83,18 +91,12 @@ class LaneWarning:
 _NEW, _STREAM, _ERROR_BODY, _CLOSED, _FAILED = "new", "stream", "error_body", "closed", "failed"
 
 
-def _content_type(headers: Headers | None) -> str | None:
-    if headers is None:
-        return None
-    pairs = headers.items() if isinstance(headers, Mapping) else headers
-    for name, value in pairs:
-        if name.lower() == "content-type":
-            return value.split(";", 1)[0].strip().lower()
-    return None
-
-
 #: What a lane's frame encoder takes: one of its events, or a payload dict.
 FrameItem = LaneEvent | Mapping[str, Any]
+
+#: The lane classes that know their wire format's shape (they define
+#: ``recognize``), asked to name the lane a foreign stream belongs to.
+_SHAPED: list[type[Lane[Any]]] = []
 
 
 class Lane(Generic[S]):
@@ -108,6 +110,25 @@ class Lane(Generic[S]):
 
     #: The event that ends this lane's stream normally, for messages.
     terminal_event_name = "the terminal event"
+    #: The API this lane reads, for messages ("Chat Completions", ...).
+    api_name = "this lane's API"
+
+    # Rarely set state lives on the class until an instance needs its own, so
+    # an idle lane stays small (a gateway holds thousands).
+    _headers: _headers.HeaderMap | None = None
+    #: False until an event of this lane's shape arrived (only lanes that
+    #: define ``recognize`` check; see ``_note_shape``).
+    _recognized = True
+    _foreign: str | None = None  # why an event of the stream looked foreign
+    _after_end: dict[str, int] | None = None  # code -> index of its post-verdict warning
+    _utf8_warning: int | None = None  # index of the stream's invalid_utf8 warning
+    _lossy: set[str] | None = None  # to_api() losses already warned about
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "recognize" in cls.__dict__:
+            cls._recognized = False
+            _SHAPED.append(cls)
 
     def __init__(
         self,
@@ -142,6 +163,19 @@ class Lane(Generic[S]):
 
     def _setup(self) -> None:
         """Initialise the lane's own state; ``__init__`` calls it once, last."""
+
+    @classmethod
+    def recognize(cls, event: str, payload: Any) -> str | None:
+        """Why an SSE event is one this lane's wire format sends, or None when it is not.
+
+        ``event`` is the ``event:`` name, ``payload`` the data decoded as JSON
+        (None when it is not JSON). The answer is a short phrase for messages
+        (``"object chat.completion.chunk"``, ``"event: message_start"``).
+        Error reports are no lane's own (every API sends them). A stream none
+        of whose events this lane recognises ends FAILED with code
+        ``wrong_lane``; the CLI names a capture's lane with it.
+        """
+        return None
 
     @staticmethod
     def encode_frame(item: FrameItem) -> bytes:
@@ -178,6 +212,28 @@ class Lane(Generic[S]):
         """The SSE last event ID of the current connection (for ``Last-Event-ID``)."""
         return self._parser.last_event_id
 
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """The response headers given to ``start()`` (empty without it).
+
+        Read-only; lookups ignore case (``lane.headers["Retry-After"]``);
+        names are kept lower-cased, a repeated header reads as its values
+        joined with ``", "``.
+        """
+        return self._headers if self._headers is not None else _NO_HEADERS
+
+    @property
+    def dropped_params(self) -> list[str]:
+        """What a gateway removed from the request, from ``X-MindsHub-Dropped-Params``.
+
+        The MindsHub gateway drops the tools it does not run (hosted file
+        search, code interpreter) and names them in this header; the lane
+        also reports them as a ``dropped_params`` warning, so a caller learns
+        that a tool it asked for was never offered to the model. Empty when
+        the header is absent.
+        """
+        return _headers.dropped_params(self.headers)
+
     # -- the public cycle ----------------------------------------------------
 
     def start(self, status: int = 200, headers: Headers | None = None) -> None:
@@ -186,23 +242,41 @@ class Lane(Generic[S]):
         A non-2xx status, or a content type other than ``text/event-stream``,
         means the body is a JSON error envelope: the lane collects it and
         ``close()`` reports it as ``Outcome.FAILED`` with ``error.status`` set.
+        The headers are kept (``lane.headers``): every ``StreamError`` the lane
+        reports carries their ``retry_after`` and ``request_id``, and
+        ``X-MindsHub-Dropped-Params`` becomes ``lane.dropped_params``.
         """
         if self._state is not _NEW:
             raise UsageError("start() must come before any feed() or close()")
         self._status = status
-        content_type = self._content_type = _content_type(headers)
+        if headers is not None:
+            self._headers = _headers.HeaderMap(headers)
+        content_type = self._content_type = _content_type(self.headers)
         if not 200 <= status < 300 or content_type not in (None, "text/event-stream"):
             self._state = _ERROR_BODY
         else:
             self._state = _STREAM
+        dropped = self.dropped_params
+        if dropped:
+            self._warn(
+                "dropped_params",
+                f"the gateway removed {', '.join(dropped)} from the request "
+                f"({_headers.DROPPED_PARAMS_HEADER}): the model was never offered them",
+            )
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[LaneEvent]:
         """Feed the next bytes of the body; return the lane events they complete.
 
         Raises :class:`ProtocolError` when the bytes cannot be interpreted; the
-        events decoded before the failure are on its ``events`` attribute and
-        in the snapshot, and every later call raises again.
+        events decoded before the failure are on its ``events`` attribute, in
+        the snapshot, and end with the stream's ``StreamEnd(FAILED, ...)``;
+        every later call raises again. Raises :class:`UsageError` for a
+        ``str`` (the lane decodes the bytes itself) or after ``close()``.
         """
+        if type(data) is not bytes and isinstance(data, str):
+            raise UsageError(
+                "feed() takes bytes, not str: pass the raw body bytes (the lane decodes UTF-8)"
+            )
         state = self._state
         if state is _NEW:
             self._state = state = _STREAM
@@ -222,10 +296,11 @@ class Lane(Generic[S]):
             sses = parser.feed(data)
         except EventTooLarge as exc:
             out = self._interpret(exc.events)
-            if self.outcome is None or self._post_end_events:
+            if self.outcome is None:
                 self._fail(exc, out)
             # Oversized garbage after the verdict changes nothing: drop the rest.
             self._discarding = True
+            self._post_end_events = False
             self._warn("trailing_data", f"bytes after {self.terminal_event_name} ignored: {exc}")
             return out
         return self._interpret(sses)
@@ -256,31 +331,66 @@ class Lane(Generic[S]):
                     "the stream ended inside an event, which was discarded",
                 )
             self._parser.close()
-            outcome, error = self._on_transport_end()
+            try:
+                outcome, error = self._on_transport_end()
+            except ProtocolError as exc:  # a strict-mode rule broken at the end
+                self._fail(exc, out)
             self._end(outcome, error, out)
         return out
 
     # -- helpers for subclasses ----------------------------------------------
 
     def _end(self, outcome: Outcome, error: StreamError | None, out: list[LaneEvent]) -> None:
-        """Record the verdict and emit the stream's one StreamEnd."""
+        """Record the verdict and emit the stream's one StreamEnd.
+
+        A stream whose events were all foreign to this lane (none recognised,
+        at least one of another shape) ends FAILED with ``wrong_lane`` instead
+        of the verdict the lane would have given it; a server-reported
+        failure stays what it is.
+        """
         if self.outcome is not None:
             return
+        if outcome is not Outcome.FAILED and not self._recognized and self._foreign is not None:
+            outcome, error = Outcome.FAILED, self._wrong_lane_error()
         self.outcome = outcome
-        self.error = error
+        self.error = error = self._with_context(error)
         out.append(StreamEnd(outcome, error))
+
+    @overload
+    def _with_context(self, error: StreamError) -> StreamError: ...
+    @overload
+    def _with_context(self, error: None) -> None: ...
+
+    def _with_context(self, error: StreamError | None) -> StreamError | None:
+        """``error`` with what the response headers say (``retry_after``, ``request_id``).
+
+        A lane calls it for an error it puts on an event; ``_end`` for every verdict.
+        """
+        headers = self._headers
+        if error is None or headers is None:
+            return error
+        retry_after = error.retry_after
+        if retry_after is None:
+            retry_after = _headers.retry_after(headers)
+        request_id = error.request_id or _headers.request_id(headers)
+        if retry_after == error.retry_after and request_id == error.request_id:
+            return error
+        return attrs.evolve(error, retry_after=retry_after, request_id=request_id)
 
     def _decode(self, sse: ServerSentEvent) -> Any:
         """The event's data as JSON; bad JSON is a ProtocolError that says where."""
         try:
-            return self.json_loads(sse.data)
+            payload = self.json_loads(sse.data)
         except (ValueError, TypeError, RecursionError) as exc:
             snippet = sse.data[:80]
             raise ProtocolError(
-                f"invalid JSON in SSE event #{self._event_index} (event {sse.event!r}, "
-                f"in the bytes {self._bytes_before}..{self._parser.bytes_fed}): {exc}; "
-                f"data begins {snippet!r}"
+                f"invalid JSON in SSE event #{self._event_index} (event {describe(sse.event)}, "
+                f"in the bytes {self._bytes_before}..{self._parser.bytes_fed}): "
+                f"{_exception_text(exc)}; data begins {snippet!r}"
             ) from exc
+        if not self._recognized:
+            self._note_shape(sse.event, payload)
+        return payload
 
     def _violation(self, code: str, message: str) -> None:
         """A broken ordering rule: a warning, or a ProtocolError when strict."""
@@ -289,9 +399,32 @@ class Lane(Generic[S]):
         self._warn(code, message)
 
     def _warn(self, code: str, message: str) -> None:
-        self.warnings.append(
+        warnings = self.warnings
+        if self.outcome is not None:
+            # After the verdict, repeats of a code fold into one warning.
+            after_end = self._after_end
+            if after_end is None:
+                after_end = self._after_end = {}
+            at = after_end.get(code)
+            if at is not None:
+                first = warnings[at]
+                warnings[at] = LaneWarning(
+                    code, first.message, first.event_index, first.offset, first.count + 1
+                )
+                return
+            after_end[code] = len(warnings)
+        warnings.append(
             LaneWarning(code, message, max(self._event_index, 0), self._parser.bytes_fed)
         )
+
+    def _note_loss(self, loss: str) -> None:
+        """``snapshot.to_api()`` replaced what JSON cannot carry: one warning per kind."""
+        lossy = self._lossy
+        if lossy is None:
+            lossy = self._lossy = set()
+        if loss not in lossy:
+            lossy.add(loss)
+            self._warn("not_plain_json", f"snapshot.to_api(): {loss}")
 
     def _truncation_error(self) -> StreamError:
         return StreamError(
@@ -314,46 +447,127 @@ class Lane(Generic[S]):
         self.error = None
         self._post_end_events = False
         self._discarding = False
+        self._after_end = None
 
     # -- internals -------------------------------------------------------------
 
     def _interpret(self, sses: list[ServerSentEvent]) -> list[LaneEvent]:
         out: list[LaneEvent] = []
+        parser = self._parser
+        if parser._bad_utf8 is not None:  # the parser's marks of invalid UTF-8 (rare)
+            marks = parser.invalid_utf8
+            parser._bad_utf8 = None
+            if marks:
+                # Each mark goes before the event it precedes, split or not.
+                done = 0
+                for position, offset, count in marks:
+                    self._interpret_into(sses[done:position], out)
+                    done = max(done, position)
+                    self._invalid_utf8(offset, count)
+                self._interpret_into(sses[done:], out)
+                return out
+        self._interpret_into(sses, out)
+        return out
+
+    def _interpret_into(self, sses: list[ServerSentEvent], out: list[LaneEvent]) -> None:
         on_event = self._on_event
         for sse in sses:
             self._event_index += 1
             if self.outcome is not None and not self._post_end_events:
                 self._warn(
                     "event_after_end",
-                    f"event {sse.event!r} after {self.terminal_event_name} was ignored",
+                    f"event {describe(sse.event)} after {self.terminal_event_name} was ignored",
                 )
                 continue
             try:
                 on_event(sse, out)
             except ProtocolError as exc:
                 self._fail(exc, out)
-            except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+            except (
+                KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError
+            ) as exc:
                 # A payload of the wrong shape (a string where an object belongs,
                 # say): the bytes cannot be interpreted, which is a ProtocolError.
                 wrapped = ProtocolError(
-                    f"SSE event #{self._event_index} ({sse.event!r}) has a payload this lane "
-                    f"cannot interpret: {exc!r}"
+                    f"SSE event #{self._event_index} ({describe(sse.event)}) has a payload "
+                    f"this lane cannot interpret: {_exception_text(exc)}"
                 )
                 wrapped.__cause__ = exc
                 self._fail(wrapped, out)
-        return out
 
-    def _fail(self, exc: ProtocolError, out: list[LaneEvent]) -> None:
-        """Enter the sticky error state and raise, keeping the events decoded so far."""
+    def _note_shape(self, event: str, payload: Any) -> None:
+        """Until an event of this lane's shape arrives: is this decoded one of it, or foreign?
+
+        A subclass calls it (through ``_decode``) for every event whose data
+        it decodes, before acting on it, only while ``_recognized`` is False:
+        a stream of the right lane pays for it once. Error reports are
+        neither (every API sends them); data that is not JSON never gets here.
+        """
+        if event == "error" or (
+            type(payload) is dict and ("error" in payload or payload.get("type") == "error")
+        ):
+            return
+        if type(self).recognize(event, payload):
+            self._recognized = True
+        elif self._foreign is None:
+            self._foreign = self._looks_like(event, payload)
+
+    def _looks_like(self, event: str, payload: Any) -> str:
+        """What a foreign event is: the lane that recognises it, or no lane at all."""
+        for other in _SHAPED:
+            if not isinstance(self, other):
+                why = other.recognize(event, payload)
+                if why:
+                    return (
+                        f"it looks like a {other.api_name} stream ({why}): "
+                        f"read it with {other.__name__}"
+                    )
+        return f"no lane recognises it either (its first foreign event is {describe(event)})"
+
+    def _wrong_lane_error(self) -> StreamError:
+        return StreamError(
+            message=f"no event of this stream is a {self.api_name} event; {self._foreign}",
+            code="wrong_lane",
+            retryable=False,
+        )
+
+    def _invalid_utf8(self, offset: int, count: int) -> None:
+        """Invalid UTF-8 became U+FFFD: one warning per stream, counting every sequence."""
+        at = self._utf8_warning
+        warnings = self.warnings
+        if at is None:
+            self._utf8_warning = len(warnings)
+            warnings.append(
+                LaneWarning(
+                    "invalid_utf8",
+                    f"invalid UTF-8 at byte {offset} of the stream (counting a CRLF as one "
+                    "byte) was replaced by U+FFFD, as the SSE rules say; the count is how many "
+                    "invalid sequences the stream held",
+                    self._event_index + 1,
+                    self._parser.bytes_fed,
+                    count,
+                )
+            )
+        else:
+            first = warnings[at]
+            warnings[at] = attrs.evolve(first, count=first.count + count)
+
+    def _fail(self, exc: ProtocolError, out: list[LaneEvent]) -> NoReturn:
+        """Enter the sticky error state and raise, keeping the events decoded so far.
+
+        The events on ``exc.events`` end with the stream's ``StreamEnd``
+        (``FAILED``, ``protocol_error``) unless the verdict came out earlier.
+        """
         self._state = _FAILED
         self._failure = exc
         exc.events = out
         if self.outcome is None:
-            self.outcome = Outcome.FAILED
-            self.error = StreamError(message=str(exc), code="protocol_error", retryable=True)
+            error = StreamError(message=str(exc), code="protocol_error", retryable=True)
+            self._post_end_events = False
+            self._end(Outcome.FAILED, error, out)
         raise exc
 
-    def _raise_not_open(self) -> None:
+    def _raise_not_open(self) -> NoReturn:
         if self._state is _FAILED:
             raise ProtocolError(f"this lane failed earlier: {self._failure}") from self._failure
         raise UsageError("feed() called after close(): the stream has ended")
@@ -384,3 +598,22 @@ class Lane(Generic[S]):
         out: list[LaneEvent] = []
         self._end(Outcome.FAILED, error, out)
         return out
+
+
+_NO_HEADERS: Mapping[str, str] = _headers.HeaderMap()
+
+
+def _content_type(headers: Mapping[str, str]) -> str | None:
+    value = headers.get("content-type")
+    return None if value is None else value.split(";", 1)[0].strip().lower()
+
+
+def _exception_text(exc: BaseException) -> str:
+    """An exception as ``Type: message``, safe for one that carries a payload value."""
+    try:
+        text = str(exc)
+    except (RecursionError, ValueError):
+        text = ""
+    if len(text) > 200:
+        text = text[:199] + "…"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -115,9 +115,12 @@ def test_trailing_bytes_after_the_end_are_ignored_with_a_warning() -> None:
     events += lane.close()
     assert lane.snapshot.text == "Hello"
     assert sum(isinstance(e, StreamEnd) for e in events) == 1
-    codes = [w.code for w in lane.warnings]
-    assert codes == ["event_after_end", "event_after_end", "trailing_data"]
-    assert [w.event_index for w in lane.warnings[:2]] == [3, 4]
+    # Repeats after the verdict fold into one warning with a count (issue 11 item 5).
+    assert [(w.code, w.count) for w in lane.warnings] == [
+        ("event_after_end", 2),
+        ("trailing_data", 1),
+    ]
+    assert lane.warnings[0].event_index == 3
 
 
 def test_warnings_after_the_end_do_not_depend_on_the_chunking() -> None:
@@ -157,7 +160,7 @@ def test_invalid_json_is_a_protocol_error_that_keeps_earlier_events_and_is_stick
         lane.feed(body)
     assert "invalid JSON in SSE event #1" in str(info.value)
     assert "{not json" in str(info.value)
-    assert info.value.events == [Text("kept")]
+    assert info.value.events == [Text("kept"), StreamEnd(Outcome.FAILED, lane.error)]
     assert lane.snapshot.text == "kept"
     assert lane.outcome is Outcome.FAILED
     with pytest.raises(ProtocolError, match="failed earlier"):
@@ -185,7 +188,7 @@ def test_oversized_event_raises_event_too_large_with_lane_events() -> None:
     lane = ToyLane(max_event_size=100)
     with pytest.raises(EventTooLarge) as info:
         lane.feed(frame("delta", {"text": "ok"}) + b"data: " + b"x" * 200)
-    assert info.value.events == [Text("ok")]
+    assert info.value.events == [Text("ok"), StreamEnd(Outcome.FAILED, lane.error)]
     assert "max_event_size=100" in str(info.value)
 
 
@@ -224,7 +227,7 @@ def test_in_stream_error_is_data_not_an_exception() -> None:
         (
             401,
             b'{"type": "error", "error": {"type": "authentication_error", "message": "no key"}}',
-            None,
+            "authentication_error",
             "authentication_error",
             "no key",
             False,
@@ -266,7 +269,7 @@ def test_in_stream_error_is_data_not_an_exception() -> None:
         (
             529,
             b'{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}',
-            None,
+            "overloaded_error",  # Anthropic errors: the type is the code too
             "overloaded_error",
             "Overloaded",
             True,

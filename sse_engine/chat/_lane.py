@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from sse_engine._json import plain_json
 from sse_engine._lane import Lane, LaneEvent
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._sse import ServerSentEvent
@@ -73,10 +74,23 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
     """
 
     terminal_event_name = "data: [DONE] (or an error frame)"
+    api_name = "Chat Completions"
     encode_frame = staticmethod(encode_chat_event)
 
+    @classmethod
+    def recognize(cls, event: str, payload: Any) -> str | None:
+        """A ``chat.completion.chunk`` object, or any object with a ``choices`` list.
+
+        ``data: [DONE]`` alone is not enough: gateways append it to other APIs' streams.
+        """
+        if type(payload) is not dict:
+            return None
+        if payload.get("object") == _CHUNK:
+            return "object chat.completion.chunk"
+        return "a choices list" if "choices" in payload else None
+
     def _setup(self) -> None:
-        self._snapshot = ChatCompletionSnapshot()
+        self._snapshot = ChatCompletionSnapshot(self._note_loss)
         self._need_identity = True
         self._warned: set[str] = set()
 
@@ -418,7 +432,8 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
                 "arguments_not_string",
                 f"{where}.arguments sent as a JSON object, not as JSON text: serialised",
             )
-            return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            return json.dumps(plain_json(value, self._note_loss), separators=(",", ":"),
+                              ensure_ascii=False)
         self._bad_field(f"{where}.arguments", "a string", value)
         return ""
 

@@ -9,7 +9,10 @@ replaced rather than added, and a null never erases a value.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from sse_engine._json import plain_json
 
 __all__ = [
     "ChatChoiceSnapshot",
@@ -241,6 +244,7 @@ class ChatCompletionSnapshot:
     """
 
     __slots__ = (
+        "_on_loss",
         "choices",
         "created",
         "id",
@@ -251,7 +255,9 @@ class ChatCompletionSnapshot:
         "usage",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, on_loss: Callable[[str], None] | None = None) -> None:
+        #: Told what ``to_api()`` had to replace to stay plain JSON (the lane warns).
+        self._on_loss = on_loss
         self.id: str | None = None
         self.model: str | None = None
         self.created: int | None = None
@@ -284,4 +290,5 @@ class ChatCompletionSnapshot:
             out["service_tier"] = self.service_tier
         if self.moderation is not None:
             out["moderation"] = json_copy(self.moderation)
-        return out
+        # One plain JSON copy (no NaN, no nesting past MAX_DEPTH, nothing shared).
+        return plain_json(out, self._on_loss)  # type: ignore[no-any-return]

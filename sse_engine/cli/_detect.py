@@ -52,16 +52,6 @@ EXIT_UNREADABLE = 3
 #: The status a pre-stream error body is replayed with when ``--status`` is not given.
 ASSUMED_ERROR_STATUS = 400
 
-_MESSAGES_TYPES = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-    }
-)
 _DETECT_EVENTS = 50
 _SAMPLE = 64 * 1024
 
@@ -126,34 +116,26 @@ def _decode(sse: ServerSentEvent) -> Any:
 def detect_lane(events: list[ServerSentEvent]) -> tuple[str, str] | None:
     """The lane that reads these SSE events, and why: from the first events that tell.
 
-    ``event: response.*`` or a JSON type ``response.*``: Responses;
-    ``message_start`` / ``content_block_*`` / ``message_*``: Messages; object
-    ``chat.completion.chunk``, ``choices`` or ``data: [DONE]``: Chat
-    Completions. A stream holding only an error event is read by its shape
-    (Anthropic's ``{"type": "error", "error": {"type": ...}}``: Messages; a
-    data-only ``{"error": {...}}``: Chat Completions). None when nothing tells.
+    Each lane class says which events are its own (``Lane.recognize``: a
+    ``response.*`` event, a Messages frame, a ``chat.completion.chunk``); a
+    ``data: [DONE]`` also says Chat Completions. A stream holding only an
+    error event is read by its shape (Anthropic's ``{"type": "error",
+    "error": {"type": ...}}``: Messages; a data-only ``{"error": {...}}``:
+    Chat Completions). None when nothing tells.
     """
     error_guess: tuple[str, str] | None = None
     for sse in events[:_DETECT_EVENTS]:
         name = sse.event
-        if name.startswith("response."):
-            return "responses", f"event: {name}"
-        if name in _MESSAGES_TYPES:
-            return "messages", f"event: {name}"
         if sse.data.strip() == "[DONE]":
             return "chat", "data: [DONE]"
         payload = _decode(sse)
+        for lane, lane_class in LANES.items():
+            why = lane_class.recognize(name, payload)
+            if why:
+                return lane, why
         if not isinstance(payload, dict):
             continue
         kind = payload.get("type")
-        if isinstance(kind, str) and kind.startswith("response."):
-            return "responses", f"JSON type {kind}"
-        if kind in _MESSAGES_TYPES:
-            return "messages", f"JSON type {kind}"
-        if payload.get("object") == "chat.completion.chunk":
-            return "chat", "object chat.completion.chunk"
-        if "choices" in payload:
-            return "chat", "a choices list"
         inner = payload.get("error")
         if error_guess is None and isinstance(inner, dict):
             if kind == "error" and "type" in inner and "code" not in inner:

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from sse_engine._lane import Lane, LaneEvent
+from sse_engine._lane import Lane, LaneEvent, StreamEnd
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.chat import ChatToolCallDone
 from sse_engine.cli._detect import (
@@ -307,7 +307,8 @@ def inspect_body(
     elif status is not None:
         runner.start(status, {"content-type": "text/event-stream"})
     run = trace(runner, body)
-    if run.problem is not None and not run.events and what.kind == "stream":
+    decoded = [e for e in run.events if not isinstance(e.event, StreamEnd)]
+    if run.problem is not None and not decoded and what.kind == "stream":
         raise Unreadable(f"not a {LANE_TITLES[name]} stream: {run.problem}")
     index = LineIndex(body)
     outcome = runner.outcome

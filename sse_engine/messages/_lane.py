@@ -8,11 +8,11 @@ other, and when the two disagree the JSON wins and a warning says so. See
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from sse_engine._errors import ProtocolError
+from sse_engine._json import describe
 from sse_engine._lane import Lane, LaneEvent
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._sse import ServerSentEvent
@@ -60,6 +60,12 @@ _SPECS_BY_BLOCK_TYPE: dict[str, dict[str, _Spec]] = {
 }
 _NO_SPECS: dict[str, _Spec] = {}
 
+# Deltas that set fields of their block (as the SDK does): delta type ->
+# (the block type they apply to, the fields each replaces).
+_FIELD_DELTAS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "compaction_delta": ("compaction", ("content", "encrypted_content")),
+}
+
 # The block a delta implies when it arrives for a block that never started.
 _IMPLIED_BLOCKS: dict[str, dict[str, Any]] = {
     "text_delta": {"type": "text", "text": ""},
@@ -67,8 +73,21 @@ _IMPLIED_BLOCKS: dict[str, dict[str, Any]] = {
     "thinking_delta": {"type": "thinking", "thinking": "", "signature": ""},
     "signature_delta": {"type": "thinking", "thinking": "", "signature": ""},
     "input_json_delta": {"type": "tool_use", "id": None, "name": None, "input": {}},
+    "compaction_delta": {"type": "compaction", "content": None, "encrypted_content": None},
 }
 
+#: The frame types of the Messages stream (what ``recognize`` knows it by).
+FRAME_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+    }
+)
 
 
 class MessagesLane(Lane[MessageSnapshot]):
@@ -83,10 +102,21 @@ class MessagesLane(Lane[MessageSnapshot]):
     """
 
     terminal_event_name = "message_stop"
+    api_name = "Messages"
     encode_frame = staticmethod(encode_messages_event)
 
+    @classmethod
+    def recognize(cls, event: str, payload: Any) -> str | None:
+        """A Messages frame (``message_start`` ... ``message_stop``, ``ping``), by name or type."""
+        if event in FRAME_TYPES:
+            return f"event: {event}"
+        kind = payload.get("type") if type(payload) is dict else None
+        if type(kind) is str and kind in FRAME_TYPES:
+            return f"JSON type {kind}"
+        return None
+
     def _setup(self) -> None:
-        self._snap = MessageSnapshot(self.json_loads)
+        self._snap = MessageSnapshot(self.json_loads, self._note_loss)
         self._data_only_seen = False
         # The open blocks, by index, with the string deltas each accepts (hot path).
         self._open: dict[int, tuple[ContentBlock, dict[str, _Spec]]] = {}
@@ -104,15 +134,20 @@ class MessagesLane(Lane[MessageSnapshot]):
         except (ValueError, TypeError, RecursionError):
             self._undecodable(sse, out)
             return
+        if not self._recognized:
+            self._note_shape(sse.event, payload)
         if type(payload) is not dict:
             raise ProtocolError(
-                f"SSE event #{self._event_index} ({sse.event!r}) carries a JSON "
+                f"SSE event #{self._event_index} ({describe(sse.event)}) carries a JSON "
                 f"{type(payload).__name__}, not an object"
             )
         kind = payload.get("type")
         name = sse.event
         if kind != name:
-            kind = self._frame_type(name, kind)
+            if kind is None and type(payload.get("error")) is dict:
+                kind = "error"  # an OpenAI-shaped error frame (a gateway's): still a failure
+            else:
+                kind = self._frame_type(name, kind)
         if kind == "content_block_delta":
             # The hot path, inline: a well-formed string delta for an open block
             # of its kind. Anything else takes the validating path.
@@ -146,7 +181,7 @@ class MessagesLane(Lane[MessageSnapshot]):
         if type(kind) is not str:
             self._warn(
                 "missing_type",
-                f"a {name!r} frame has no string JSON type; typed by its event name",
+                f"a {describe(name)} frame has no string JSON type; typed by its event name",
             )
             return name
         if name == "message":
@@ -154,13 +189,14 @@ class MessagesLane(Lane[MessageSnapshot]):
                 self._data_only_seen = True
                 self._warn(
                     "data_only_frame",
-                    f"a frame without an event: line (JSON type {kind!r}) was typed by its "
+                    f"a frame without an event: line (JSON type {describe(kind)}) was typed by its "
                     "JSON type (the SDK skips such frames); reported once per stream",
                 )
         else:
             self._violation(
                 "event_name_mismatch",
-                f"the event: line says {name!r} but the JSON type is {kind!r}; the JSON wins",
+                f"the event: line says {describe(name)} but the JSON type is {describe(kind)}; "
+                "the JSON wins",
             )
         return kind
 
@@ -168,7 +204,7 @@ class MessagesLane(Lane[MessageSnapshot]):
         """A frame whose data is not JSON: an error event's text, a ping, [DONE], or bad bytes."""
         data = sse.data
         if sse.event == "error":
-            error = (
+            error = self._with_context(
                 StreamError.from_text(data)
                 if data.strip()
                 else StreamError(message="an error event without data", code="stream_error")
@@ -179,7 +215,9 @@ class MessagesLane(Lane[MessageSnapshot]):
             if sse.event == "ping":
                 out.append(Ping({}))
             else:
-                self._warn("empty_data", f"a {sse.event!r} frame with empty data was skipped")
+                self._warn(
+                    "empty_data", f"a {describe(sse.event)} frame with empty data was skipped"
+                )
         elif data.strip() == "[DONE]":
             self._warn("done_sentinel", "a [DONE] frame (not part of this API) was ignored")
         else:
@@ -187,8 +225,8 @@ class MessagesLane(Lane[MessageSnapshot]):
 
     def _bad(self, what: str, payload: dict[str, Any]) -> ProtocolError:
         return ProtocolError(
-            f"SSE event #{self._event_index} ({payload.get('type')!r}): {what}; "
-            f"payload begins {json.dumps(payload, default=repr)[:120]!r}"
+            f"SSE event #{self._event_index} ({describe(payload.get('type'))}): {what}; "
+            f"payload: {describe(payload, 120)}"
         )
 
     def _ensure_started(self, kind: str) -> None:
@@ -236,9 +274,14 @@ class MessagesLane(Lane[MessageSnapshot]):
             message[key] = delta.get(key, message.get(key))
         stop_reason = message["stop_reason"]
         if stop_reason is not None and type(stop_reason) is not str:
-            self._warn("bad_field", f"stop_reason {stop_reason!r} is not a string")
-        if delta.get("container") is not None:
-            message["container"] = delta["container"]
+            self._warn("bad_field", f"stop_reason {describe(stop_reason)} is not a string")
+        # Other fields (container, and what newer API versions add, on the delta
+        # or beside it: context_management, input_transformations) replace
+        # the message's when they are not null, as the SDK keeps them.
+        for source in (delta, payload):
+            for key, value in source.items():
+                if value is not None and key not in _MESSAGE_DELTA_OWN:
+                    message[key] = value
         usage = payload.get("usage")
         if type(usage) is dict:
             # Cumulative counts: each reported (non-null) value wins, so the
@@ -285,7 +328,9 @@ class MessagesLane(Lane[MessageSnapshot]):
         if stop_reason in INCOMPLETE_STOP_REASONS:
             return Outcome.INCOMPLETE
         if stop_reason is not None and stop_reason not in COMPLETED_STOP_REASONS:
-            self._warn("unknown_stop_reason", f"stop reason {stop_reason!r} read as completed")
+            self._warn(
+                "unknown_stop_reason", f"stop reason {describe(stop_reason)} read as completed"
+            )
         return Outcome.COMPLETED
 
     def _on_transport_end(self) -> tuple[Outcome, StreamError | None]:
@@ -299,7 +344,7 @@ class MessagesLane(Lane[MessageSnapshot]):
         out.append(Ping(payload))
 
     def _on_error(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
-        error = StreamError.from_payload(payload)
+        error = self._with_context(StreamError.from_payload(payload))
         out.append(MessageError(error, payload))
         self._end(Outcome.FAILED, error, out)
 
@@ -332,6 +377,13 @@ class MessagesLane(Lane[MessageSnapshot]):
                 f"block {index} started where block {len(snap.content)} was expected",
             )
         new = self._add_block(index, block)
+        if new.type == "fallback":
+            # The model that produces what follows: the message is relabelled, as
+            # the SDK does (its non-streamed message names the serving model).
+            target = block.get("to")
+            model = target.get("model") if type(target) is dict else None
+            if type(model) is str:
+                self._snap.message["model"] = model
         out.append(BlockStart(payload, index, new.type, block))
 
     def _block_for(self, payload: dict[str, Any], kind: str) -> tuple[int, ContentBlock | None]:
@@ -352,7 +404,7 @@ class MessagesLane(Lane[MessageSnapshot]):
         delta_type: Any = delta.get("type")
         if type(delta_type) is not str:
             self._warn("bad_field", f"a delta for block {index} has no string type")
-            out.append(OtherDelta(payload, index, str(delta_type), delta))
+            out.append(OtherDelta(payload, index, describe(delta_type), delta))
             return
         if block is None:
             implied = _IMPLIED_BLOCKS.get(delta_type)
@@ -360,7 +412,7 @@ class MessagesLane(Lane[MessageSnapshot]):
                 self._violation(
                     "unknown_block_index", f"{delta_type} for block {index}, which never started"
                 )
-                out.append(OtherDelta(payload, index, str(delta_type), delta))
+                out.append(OtherDelta(payload, index, delta_type, delta))
                 return
             self._ensure_started("content_block_delta")
             self._violation(
@@ -390,13 +442,22 @@ class MessagesLane(Lane[MessageSnapshot]):
             else:
                 block.citations.append(citation)
                 out.append(CitationDelta(payload, index, citation))
+        elif delta_type in _FIELD_DELTAS:
+            block_type, keys = _FIELD_DELTAS[delta_type]
+            if block.type != block_type:
+                self._mismatch(block, delta_type, payload, delta, out)
+            else:
+                block.replace(delta, keys)
+                out.append(OtherDelta(payload, index, delta_type, delta))
         else:
-            out.append(OtherDelta(payload, index, str(delta_type), delta))
+            # A delta type this library does not know: nothing it carries is lost.
+            block.merge(delta)
+            out.append(OtherDelta(payload, index, delta_type, delta))
 
     def _mismatch(
         self,
         block: ContentBlock,
-        delta_type: Any,
+        delta_type: str,
         payload: dict[str, Any],
         delta: dict[str, Any],
         out: list[LaneEvent],
@@ -404,9 +465,9 @@ class MessagesLane(Lane[MessageSnapshot]):
         """A delta for a block of another kind: ignored (as the SDK does), passed through."""
         self._violation(
             "delta_type_mismatch",
-            f"{delta_type} for block {block.index} of type {block.type!r} was not applied",
+            f"{delta_type} for block {block.index} of type {describe(block.type)} was not applied",
         )
-        out.append(OtherDelta(payload, block.index, str(delta_type), delta))
+        out.append(OtherDelta(payload, block.index, delta_type, delta))
 
     def _on_block_stop(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
         index, block = self._block_for(payload, "content_block_stop")
@@ -439,8 +500,8 @@ class MessagesLane(Lane[MessageSnapshot]):
         if block.input_error is not None:
             self._warn(
                 "tool_input_invalid",
-                f"block {block.index} ({block.type} {block.start.get('name')!r}): "
-                f"{block.input_error}",
+                f"block {block.index} ({describe(block.type)} "
+                f"{describe(block.start.get('name'))}): {block.input_error}",
             )
 
 
@@ -456,6 +517,12 @@ _HANDLERS: dict[str, _Handler] = {
     "ping": MessagesLane._on_ping,
     "error": MessagesLane._on_error,
 }
+
+
+# The message_delta fields read above; any other non-null field is kept.
+_MESSAGE_DELTA_OWN = frozenset(
+    {"type", "delta", "usage", "stop_reason", "stop_sequence", "stop_details"}
+)
 
 
 def _str_or_none(value: Any) -> str | None:

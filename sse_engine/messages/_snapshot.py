@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sse_engine._json import plain_json
+
 __all__ = ["TOOL_BLOCK_TYPES", "ContentBlock", "MessageSnapshot"]
 
 #: Block types whose input streams as ``input_json_delta`` fragments. The
@@ -20,6 +22,12 @@ TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
 # The field that accumulates the block's streamed text, per block type.
 _TEXT_FIELD = {"text": "text", "thinking": "thinking"}
+
+
+class _Pieces(list[str]):
+    """A string field of an unknown delta type, growing piece by piece (joined when read)."""
+
+    __slots__ = ()
 
 JsonLoads = Callable[[str], Any]
 
@@ -31,13 +39,18 @@ class ContentBlock:
     modified). ``parts`` are the streamed pieces: text for a ``text`` block,
     thinking for a ``thinking`` block, input JSON fragments for a tool block.
     ``citations`` are those added by ``citations_delta``; ``signature`` is the
-    last ``signature_delta`` (None if none came). ``stopped`` is True once
-    ``content_block_stop`` arrived.
+    last ``signature_delta`` (None if none came). ``fields`` holds what other
+    deltas set: a ``compaction_delta``'s ``content`` and ``encrypted_content``
+    (each replaces the block's), and the fields of a delta type this library
+    does not know, merged in so that nothing the server sent is lost (strings
+    concatenate onto the block's, other values replace it). ``stopped`` is
+    True once ``content_block_stop`` arrived.
     """
 
     __slots__ = (
         "_parsed_parts",
         "citations",
+        "fields",
         "index",
         "input",
         "input_error",
@@ -63,6 +76,40 @@ class ContentBlock:
         self.input: Any = start.get("input", {})
         self.input_error: str | None = None
         self._parsed_parts = 0
+        self.fields: dict[str, Any] | None = None
+
+    def replace(self, delta: dict[str, Any], keys: tuple[str, ...]) -> None:
+        """A known delta that sets fields (``compaction_delta``): each key it has replaces."""
+        fields = self.fields
+        if fields is None:
+            fields = self.fields = {}
+        for key in keys:
+            if key in delta:
+                fields[key] = delta[key]
+
+    def merge(self, delta: dict[str, Any]) -> None:
+        """A delta of a type the lane does not know: its fields merge into the block.
+
+        Strings concatenate (onto the block's own string, from its start or
+        an earlier delta); any other value replaces; null changes nothing.
+        """
+        fields = self.fields
+        if fields is None:
+            fields = self.fields = {}
+        text_field = _TEXT_FIELD.get(self.type)
+        for key, value in delta.items():
+            if key == "type" or value is None:
+                continue
+            if key == text_field and type(value) is str:
+                self.parts.append(value)  # more of the block's own text
+                continue
+            old = fields[key] if key in fields else self.start.get(key)
+            if type(value) is not str:
+                fields[key] = value
+            elif type(old) is _Pieces:
+                old.append(value)
+            else:
+                fields[key] = _Pieces((old, value) if type(old) is str and old else (value,))
 
     @property
     def is_tool(self) -> bool:
@@ -121,6 +168,13 @@ class ContentBlock:
         elif kind in TOOL_BLOCK_TYPES:
             self.parse_input(loads)
             block["input"] = self.input
+        if self.fields:
+            for key, value in self.fields.items():
+                if type(value) is _Pieces:
+                    if len(value) > 1:
+                        value[:] = ["".join(value)]
+                    value = value[0]
+                block[key] = value
         return block
 
 
@@ -144,8 +198,10 @@ class MessageSnapshot:
     implies it) arrived.
     """
 
-    def __init__(self, loads: JsonLoads) -> None:
+    def __init__(self, loads: JsonLoads, on_loss: Callable[[str], None] | None = None) -> None:
         self._loads = loads
+        #: Told what ``to_api()`` had to replace to stay plain JSON (the lane warns).
+        self._on_loss = on_loss
         self.started = False
         self.message: dict[str, Any] = {}
         self.usage: dict[str, Any] = {}
@@ -180,13 +236,14 @@ class MessageSnapshot:
     def to_api(self) -> dict[str, Any]:
         """The ``message`` object the API (and the SDK's ``get_final_message()``) gives.
 
-        JSON-ready; nested objects are shared with the snapshot, so treat the
-        result as read-only. Tool inputs are parsed; one whose JSON does not
-        parse keeps its start value (``{}``) and its block's ``input_error``
-        says why.
+        A fresh plain JSON copy on every call: NaN, Infinity and nesting
+        deeper than ``sse_engine._json.MAX_DEPTH`` become null (a
+        ``not_plain_json`` warning). Tool inputs are parsed; one whose JSON
+        does not parse keeps its start value (``{}``) and its block's
+        ``input_error`` says why.
         """
         message = {**_SKELETON_DEFAULTS, **self.message}
         loads = self._loads
         message["content"] = [block.to_api(loads) for block in self.content]
-        message["usage"] = dict(self.usage)
-        return message
+        message["usage"] = self.usage
+        return plain_json(message, self._on_loss)  # type: ignore[no-any-return]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sse_engine._json import describe
 from sse_engine._lane import Lane, LaneEvent
 from sse_engine.responses._events import (
     ResponseAnnotationEvent,
@@ -109,10 +110,22 @@ class ItemAssembly(Lane[ResponseSnapshot]):
                 f"output item #{index} before item #{current.output_index} was done",
             )
 
+    def _item_of(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """The event's ``item``; a wrong-typed ``type`` or ``id`` is reported, the item kept."""
+        item = req_dict(payload, "item")
+        for key in ("type", "id"):
+            value = item.get(key)
+            if value is not None and type(value) is not str:
+                self._violation(
+                    "malformed_event",
+                    f"{kind}: the item's {key!r} {describe(value)} is not a string",
+                )
+        return item
+
     def _on_item_added(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
-        item = req_dict(payload, "item")
+        item = self._item_of(kind, payload)
         snap = self._snap
         index = opt_field(payload, "output_index", int)
         if index is None:
@@ -134,7 +147,7 @@ class ItemAssembly(Lane[ResponseSnapshot]):
     def _on_item_done(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
-        item = req_dict(payload, "item")
+        item = self._item_of(kind, payload)
         snap = self._snap
         index = opt_field(payload, "output_index", int)
         if index is None:
@@ -149,8 +162,9 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         elif not _same_item(state.item, item):
             self._warn(
                 "item_identity_changed",
-                f"output item #{index} was added as {state.type} {state.id!r} "
-                f"but done as {item.get('type')} {item.get('id')!r}",
+                f"output item #{index} was added as {describe(state.type)} "
+                f"{describe(state.id)} but done as {describe(item.get('type'))} "
+                f"{describe(item.get('id'))}",
             )
         state.finish(item)
         snap.index_id(state)
@@ -176,7 +190,9 @@ class ItemAssembly(Lane[ResponseSnapshot]):
                 return state
         elif index is None and self._open is not None and not self._open.done:
             return self._open
-        self._warn("unknown_item", f"an event refers to {kind} item {item_id!r} never added")
+        self._warn(
+            "unknown_item", f"an event refers to {kind} item {describe(item_id)} never added"
+        )
         item: dict[str, Any] = {"id": item_id, "type": kind}
         if kind == "message":
             item["role"] = "assistant"

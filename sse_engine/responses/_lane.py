@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sse_engine._errors import ProtocolError, UsageError
+from sse_engine._json import describe
 from sse_engine._lane import LaneEvent, StreamRestarted
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._sse import ServerSentEvent
@@ -48,10 +49,21 @@ class ResponsesLane(ItemAssembly):
     """
 
     terminal_event_name = "response.completed, response.incomplete or response.failed"
+    api_name = "Responses"
     encode_frame = staticmethod(encode_responses_event)
 
+    @classmethod
+    def recognize(cls, event: str, payload: Any) -> str | None:
+        """A ``response.*`` event: by its ``event:`` line, else by its JSON ``type``."""
+        if event.startswith("response."):
+            return f"event: {event}"
+        kind = payload.get("type") if type(payload) is dict else None
+        if type(kind) is str and kind.startswith("response."):
+            return f"JSON type {kind}"
+        return None
+
     def _setup(self) -> None:
-        self._snap = ResponseSnapshot()
+        self._snap = ResponseSnapshot(self._note_loss)
         self._last_seq: int | None = None
         self._open: OutputItem | None = None
         self._response_id: str | None = None
@@ -101,7 +113,7 @@ class ResponsesLane(ItemAssembly):
         self._reopen()
         if not plan.full_replay:
             return []
-        self._snap = ResponseSnapshot()
+        self._snap = ResponseSnapshot(self._note_loss)
         self._last_seq = None
         self._open = None
         return [StreamRestarted(f"full replay of {plan.response_id} from the start")]
@@ -117,7 +129,7 @@ class ResponsesLane(ItemAssembly):
         payload = self._decode(sse)
         if type(payload) is not dict:
             raise ProtocolError(
-                f"SSE event #{self._event_index} ({sse.event!r}): the data is JSON "
+                f"SSE event #{self._event_index} ({describe(sse.event)}): the data is JSON "
                 f"{type(payload).__name__}, not an object"
             )
         kind = payload.get("type")
@@ -143,7 +155,9 @@ class ResponsesLane(ItemAssembly):
         elif seq is None:
             self._warn_once("missing_sequence_number", f"{kind} has no sequence_number")
         else:
-            self._violation("malformed_event", f"{kind}: sequence_number {seq!r} is not an integer")
+            self._violation(
+                "malformed_event", f"{kind}: sequence_number {describe(seq)} is not an integer"
+            )
             seq = None
         handler = _HANDLERS.get(kind)
         if handler is None:
@@ -163,12 +177,12 @@ class ResponsesLane(ItemAssembly):
             if kind != event and event != "message":
                 self._warn(
                     "event_type_mismatch",
-                    f"the event: line says {event!r} but the JSON type is {kind!r}; "
-                    "the JSON type wins",
+                    f"the event: line says {describe(event)} but the JSON type is "
+                    f"{describe(kind)}; the JSON type wins",
                 )
             return kind
         if kind is not None:
-            self._violation("malformed_event", f"the JSON type {kind!r} is not a string")
+            self._violation("malformed_event", f"the JSON type {describe(kind)} is not a string")
         if event == "message" and type(payload.get("error")) is dict:
             return "error"  # an error frame without event: line or type
         return event
@@ -198,7 +212,8 @@ class ResponsesLane(ItemAssembly):
             return
         if self._response_id is not None and ident != self._response_id:
             self._warn(
-                "response_id_changed", f"{kind} is about {ident!r}, not {self._response_id!r}"
+                "response_id_changed",
+                f"{kind} is about {describe(ident)}, not {describe(self._response_id)}",
             )
         self._response_id = ident
 
@@ -222,6 +237,12 @@ class ResponsesLane(ItemAssembly):
             unfinished = [item.output_index for item in self._snap.items if not item.done]
             if unfinished:
                 self._warn("unfinished_items", f"{kind} while items {unfinished} were never done")
+            if not _has_answer(self._snap):
+                self._warn(
+                    "empty_completion",
+                    f"{kind} with no text, no tool call and no refusal: possibly a failed "
+                    "generation that looks like a normal completion",
+                )
             self._end(Outcome.COMPLETED, None, out)
 
     def _record_terminal(
@@ -242,7 +263,7 @@ class ResponsesLane(ItemAssembly):
     def _on_error(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
     ) -> None:
-        error = StreamError.from_payload(payload)
+        error = self._with_context(StreamError.from_payload(payload))
         code, message, param = error.code, error.message, error.param
         out.append(ResponseErrorEvent(kind, seq, code, message, param, error, raw=payload))
         self._end(Outcome.FAILED, error, out)
@@ -265,7 +286,30 @@ class ResponsesLane(ItemAssembly):
                 self._last_seq = seq
             self._record_terminal("response.failed", payload, seq, out)
             return
-        self._warn("event_after_end", f"event {sse.event!r} after the error event was ignored")
+        self._warn(
+            "event_after_end", f"event {describe(sse.event)} after the error event was ignored"
+        )
+
+
+def _has_answer(snap: ResponseSnapshot) -> bool:
+    """Whether the response holds text, a refusal or a tool call: more than reasoning."""
+    for item in snap.items:
+        kind = item.type
+        if kind == "message" and (item.text or item.refusal):
+            return True
+        if kind is not None and kind not in ("message", "reasoning"):
+            return True
+    output = snap.response.get("output") if snap.response is not None else None
+    for entry in output if type(output) is list else ():
+        kind = entry.get("type") if type(entry) is dict else None
+        if kind == "message":
+            content = entry.get("content")
+            for part in content if type(content) is list else ():
+                if type(part) is dict and (part.get("text") or part.get("refusal")):
+                    return True
+        elif type(kind) is str and kind != "reasoning":
+            return True
+    return False
 
 
 def _failure_of(response: dict[str, Any]) -> StreamError:

@@ -20,12 +20,15 @@ class ResumePlan:
     ``query`` and ``headers`` describe the request; :meth:`url` joins them to a
     base URL. Incremental (``full_replay`` False): the server replays every
     event after ``starting_after``, the last ``sequence_number`` received, with
-    continuous numbering. Full replay (``full_replay`` True): agent-run ids
-    (``resp_run_*``) only support a replay from the start (``starting_after=0``,
-    never a positive value), and a stream that carried no sequence numbers
-    cannot say where it stopped (``starting_after`` is then omitted).
-    ``Last-Event-ID`` carries the SSE ``id:`` on an incremental resume when
-    the stream set one.
+    continuous numbering; ``Last-Event-ID`` carries the SSE ``id:`` too when
+    the stream set one. A stream whose events carried ``id:`` lines but no
+    ``sequence_number`` resumes incrementally by ``Last-Event-ID`` alone
+    (``starting_after`` omitted): the Kindo document says the header stands
+    in for ``starting_after`` when that is absent. Full replay
+    (``full_replay`` True): agent-run ids (``resp_run_*``) only support a
+    replay from the start (``starting_after=0``, never a positive value), and
+    a stream that carried neither sequence numbers nor ids cannot say where
+    it stopped (``starting_after`` is then omitted).
     """
 
     response_id: str
@@ -41,6 +44,8 @@ class ResumePlan:
         if response_id.startswith(AGENT_RUN_PREFIX):
             return cls(response_id, 0, None, full_replay=True)
         if last_sequence_number is None or last_sequence_number < 0:
+            if last_event_id:  # Last-Event-ID stands in for starting_after
+                return cls(response_id, None, last_event_id)
             return cls(response_id, None, None, full_replay=True)
         return cls(response_id, last_sequence_number, last_event_id or None)
 

@@ -2,13 +2,19 @@
 
 Text grows as a list of pieces joined only when read (a long answer costs
 linear time, not a re-copy per delta). Every ``.done`` event and the terminal
-payload replace what the deltas built: they are authoritative.
+payload replace what the deltas built: they are authoritative. ``to_api()``
+assembles the object sharing the snapshot's values, then returns one plain
+JSON copy of it (``sse_engine._json.plain_json``): fresh, and accepted by
+``json.dumps(..., allow_nan=False)`` whatever the payloads held.
 """
 
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Callable
 from typing import Any
+
+from sse_engine._json import plain_json
 
 __all__ = ["ContentPart", "OutputItem", "ResponseSnapshot", "TextBuffer"]
 
@@ -20,21 +26,6 @@ CALL_INPUT_FIELDS = {
     "custom_tool_call": "input",
     "code_interpreter_call": "code",
 }
-
-
-def json_copy(value: Any) -> Any:
-    """A deep copy of a JSON value (dicts and lists are rebuilt; the rest is immutable)."""
-    kind = type(value)
-    if kind is dict:
-        return copy_object(value)
-    if kind is list:
-        return [json_copy(v) for v in value]
-    return value
-
-
-def copy_object(value: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of a JSON object."""
-    return {k: json_copy(v) for k, v in value.items()}
 
 
 class TextBuffer:
@@ -71,14 +62,15 @@ class ContentPart(TextBuffer):
     ``.done`` which replaces it); ``field`` is where its text lives (``text``, or
     ``refusal`` for a refusal part); ``annotations`` are the part's citations,
     including those added by ``annotation.added`` events; ``done`` is True
-    once ``content_part.done`` (or ``reasoning_summary_part.done``) arrived.
+    once ``content_part.done`` (or ``reasoning_summary_part.done``) arrived,
+    or the item holding the part is done (its parts are final).
     """
 
     __slots__ = ("annotations", "done", "field", "part")
 
-    def __init__(self, part: dict[str, Any]) -> None:
+    def __init__(self, part: dict[str, Any], *, done: bool = False) -> None:
         self._load(part)
-        self.done = False
+        self.done = done
 
     def _load(self, part: dict[str, Any]) -> None:
         field = self.field = "refusal" if part.get("type") == "refusal" else "text"
@@ -107,18 +99,22 @@ class ContentPart(TextBuffer):
             annotations.append(annotation)
 
     def to_api(self) -> dict[str, Any]:
-        part = copy_object(self.part)
+        """The part object as the API has it (a plain JSON copy)."""
+        return plain_json(self._build())  # type: ignore[no-any-return]
+
+    def _build(self) -> dict[str, Any]:
+        part = dict(self.part)
         if self.field in part or self._pieces or self._final is not None:
             part[self.field] = self.text
         if self.annotations is not None:
-            part["annotations"] = json_copy(self.annotations)
+            part["annotations"] = self.annotations
         return part
 
 
-def _parts(value: Any) -> dict[int, ContentPart]:
+def _parts(value: Any, *, done: bool = False) -> dict[int, ContentPart]:
     if type(value) is not list:
         return {}
-    return {i: ContentPart(part) for i, part in enumerate(value) if type(part) is dict}
+    return {i: ContentPart(part, done=done) for i, part in enumerate(value) if type(part) is dict}
 
 
 class OutputItem:
@@ -156,11 +152,12 @@ class OutputItem:
         self.progress: str | None = None
         self._seed(item)
 
-    def _seed(self, item: dict[str, Any]) -> None:
+    def _seed(self, item: dict[str, Any], *, done: bool = False) -> None:
         self.item = item
-        self.parts = _parts(item.get("content"))
-        self.summary = _parts(item.get("summary"))
-        field = CALL_INPUT_FIELDS.get(item.get("type"))  # type: ignore[arg-type]
+        self.parts = _parts(item.get("content"), done=done)
+        self.summary = _parts(item.get("summary"), done=done)
+        kind = item.get("type")
+        field = CALL_INPUT_FIELDS.get(kind) if type(kind) is str else None
         self.call_field = field
         self.call_input = TextBuffer(item.get(field)) if field else None
         action = item.get("action")
@@ -184,8 +181,8 @@ class OutputItem:
         self.implicit = False
 
     def finish(self, item: dict[str, Any]) -> None:
-        """``output_item.done``: the final item replaces everything streamed."""
-        self._seed(item)
+        """``output_item.done``: the final item replaces everything streamed; its parts are done."""
+        self._seed(item, done=True)
         self.done = True
 
     def part(self, index: int, kind: str) -> ContentPart:
@@ -251,19 +248,21 @@ class OutputItem:
 
     def to_api(self) -> dict[str, Any]:
         """The item object: as ``output_item.done`` sent it, or rebuilt from the stream so far."""
-        item = copy_object(self.item)
+        return plain_json(self._build())  # type: ignore[no-any-return]
+
+    def _build(self) -> dict[str, Any]:
+        item = dict(self.item)
         if self.done:
             return item
         if self.parts or "content" in item:
-            item["content"] = [p.to_api() for _, p in sorted(self.parts.items())]
+            item["content"] = [p._build() for _, p in sorted(self.parts.items())]
         if self.summary or "summary" in item:
-            item["summary"] = [p.to_api() for _, p in sorted(self.summary.items())]
+            item["summary"] = [p._build() for _, p in sorted(self.summary.items())]
         if self.call_input is not None and self.call_field is not None:
             item[self.call_field] = self.call_input.text
         if self.commands:
             action = item.get("action")
-            if type(action) is not dict:
-                action = item["action"] = {}
+            action = item["action"] = dict(action) if type(action) is dict else {}
             action["commands"] = [b.text for _, b in sorted(self.commands.items())]
         if self.shell_output:
             item["output"] = _shell_entries(self.shell_output)
@@ -282,7 +281,7 @@ def _shell_entries(outputs: dict[int, Any]) -> list[Any]:
     entries: list[Any] = []
     for _, value in sorted(outputs.items()):
         if type(value) is list:  # the .done entries
-            entries.extend(json_copy(value))
+            entries.extend(value)
         else:  # streams of stdout / stderr
             entries.append({name: buffer.text for name, buffer in value.items()})
     return entries
@@ -297,9 +296,11 @@ class ResponseSnapshot:
     are the output items in ``output_index`` order.
     """
 
-    __slots__ = ("_by_id", "_by_index", "items", "response", "terminal")
+    __slots__ = ("_by_id", "_by_index", "_on_loss", "items", "response", "terminal")
 
-    def __init__(self) -> None:
+    def __init__(self, on_loss: Callable[[str], None] | None = None) -> None:
+        #: Told what ``to_api()`` had to replace to stay plain JSON (the lane warns).
+        self._on_loss = on_loss
         self.response: dict[str, Any] | None = None
         self.terminal = False
         self.items: list[OutputItem] = []
@@ -398,21 +399,23 @@ class ResponseSnapshot:
     @property
     def output(self) -> list[dict[str, Any]]:
         """The output items as objects, in order (final ones as sent, open ones rebuilt)."""
-        return [item.to_api() for item in self.items]
+        return plain_json([item._build() for item in self.items], self._on_loss)  # type: ignore[no-any-return]
 
     def to_api(self) -> dict[str, Any]:
         """The ``response`` object, JSON-ready and independent of the snapshot.
 
         After the terminal event: its object as sent, with ``output`` rebuilt
         from the items only when it has none. Before: the latest lifecycle
-        object with ``output`` rebuilt from the items streamed so far.
+        object with ``output`` rebuilt from the items streamed so far. Plain
+        JSON whatever the payloads held: NaN, Infinity and nesting deeper than
+        ``sse_engine._json.MAX_DEPTH`` become null (a ``not_plain_json`` warning).
         """
         response: dict[str, Any] = (
-            {"object": "response"} if self.response is None else copy_object(self.response)
+            {"object": "response"} if self.response is None else dict(self.response)
         )
         if not self.terminal or response.get("output") is None:
-            response["output"] = self.output
-        return response
+            response["output"] = [item._build() for item in self.items]
+        return plain_json(response, self._on_loss)  # type: ignore[no-any-return]
 
 
 def _index_of(item: OutputItem) -> int:

@@ -782,7 +782,7 @@ def test_invalid_json_is_a_protocol_error_that_keeps_the_snapshot() -> None:
     lane = ChatCompletionsLane()
     with pytest.raises(ProtocolError, match="invalid JSON") as info:
         lane.feed(sse(chunk([choice(content="kept")])) + b"data: {nope\n\n")
-    assert [type(e) for e in info.value.events] == [ChatChunk, ChatContentDelta]
+    assert [type(e) for e in info.value.events] == [ChatChunk, ChatContentDelta, StreamEnd]
     assert lane.snapshot.choices[0].content == "kept"
     assert lane.outcome is Outcome.FAILED
     with pytest.raises(ProtocolError):

@@ -372,7 +372,7 @@ def test_colour_only_on_a_terminal_and_without_no_color(
         (b'{"id": "c1", "object": "chat.completion"}', "a JSON object, not an event stream"),
         (b"[1, 2, 3]", "a JSON list, not an event stream"),
         (b"data: hello\n\ndata: world\n\n", "cannot tell which API sent this stream"),
-        (b"event: ping\ndata: {}\n\n", "pass --lane chat|responses|messages"),
+        (b"event: heartbeat\ndata: {}\n\n", "pass --lane chat|responses|messages"),
     ],
 )
 def test_unreadable_input(
@@ -413,7 +413,7 @@ def sse(body: bytes) -> list[Any]:
         (b"event: response.created\ndata: {}\n\n", ("responses", "event: response.created")),
         (b'data: {"type":"response.created"}\n\n', ("responses", "JSON type response.created")),
         (b'event: ping\ndata: {}\n\nevent: message_start\ndata: {}\n\n',
-         ("messages", "event: message_start")),
+         ("messages", "event: ping")),
         (b'data: {"type":"content_block_delta"}\n\n',
          ("messages", "JSON type content_block_delta")),
         (b'data: {"choices":[]}\n\n', ("chat", "a choices list")),

@@ -282,16 +282,68 @@ def test_citations_delta_appends_to_the_text_block() -> None:
     assert of_type(events, BlockStop)[0].block == block
 
 
-def test_unknown_delta_type_passes_through_and_changes_nothing() -> None:
-    odd = {"type": "sparkle_delta", "sparkle": 3}
-    body = message_start() + TEXT_START + delta(0, type="text_delta", text="a")
+def test_unknown_delta_type_passes_through_and_merges_its_fields_into_its_block() -> None:
+    # Issue 11 item 16: nothing the server sent is lost; strings concatenate onto
+    # the block's own (its start value first), other values replace, null is no change.
+    odd = {"type": "sparkle_delta", "sparkle": 3, "note": "b", "gone": None}
+    start = {"type": "text", "text": "", "note": "a"}
+    body = message_start() + block_start(0, start) + delta(0, type="text_delta", text="x")
     body += frame({"type": "content_block_delta", "index": 0, "delta": odd})
+    body += delta(0, type="sparkle_delta", sparkle=4, note="c", text="y")
     body += block_stop(0) + message_delta() + MESSAGE_STOP
     lane, events = run(body)
     other = of_type(events, OtherDelta)
-    assert len(other) == 1 and other[0].delta_type == "sparkle_delta" and other[0].delta == odd
-    assert lane.snapshot.to_api()["content"] == [{"type": "text", "text": "a"}]
+    assert [e.delta_type for e in other] == ["sparkle_delta", "sparkle_delta"]
+    assert other[0].delta == odd
+    assert lane.snapshot.to_api()["content"] == [
+        {"type": "text", "text": "xy", "note": "abc", "sparkle": 4}
+    ]
     assert lane.warnings == []
+
+
+def test_a_long_unknown_string_delta_is_joined_once() -> None:
+    body = message_start() + block_start(0, {"type": "widget"})
+    for _ in range(3000):
+        body += delta(0, type="widget_delta", data="ab")
+    body += block_stop(0) + message_delta() + MESSAGE_STOP
+    lane, _ = run(body)
+    assert lane.snapshot.to_api()["content"] == [{"type": "widget", "data": "ab" * 3000}]
+
+
+def test_compaction_delta_sets_the_blocks_content_and_encrypted_content() -> None:
+    start = {"type": "compaction", "content": None, "encrypted_content": None}
+    body = message_start() + block_start(0, start)
+    body += delta(0, type="compaction_delta", content="summary", encrypted_content="enc==")
+    body += block_stop(0) + TEXT_START.replace(b'"index": 0', b'"index": 1')
+    body += message_delta() + MESSAGE_STOP
+    lane, events = run(body)
+    block = lane.snapshot.to_api()["content"][0]
+    assert block == {"type": "compaction", "content": "summary", "encrypted_content": "enc=="}
+    assert [e.delta_type for e in of_type(events, OtherDelta)] == ["compaction_delta"]
+
+
+def test_fallback_block_relabels_the_message_model() -> None:
+    fallback = {"type": "fallback", "from": {"model": "claude-x"}, "to": {"model": "claude-y"},
+                "trigger": {"type": "refusal"}}
+    body = message_start() + block_start(0, fallback) + block_stop(0)
+    body += block_start(1, {"type": "text", "text": ""}) + delta(1, type="text_delta", text="hi")
+    body += block_stop(1) + message_delta() + MESSAGE_STOP
+    lane, _ = run(body)
+    message = lane.snapshot.to_api()
+    assert message["model"] == "claude-y"
+    assert message["content"][0] == fallback
+
+
+def test_message_delta_keeps_the_fields_newer_api_versions_add() -> None:
+    extra = frame({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                   "usage": {"output_tokens": 3}, "context_management": {"applied": []},
+                   "input_transformations": None})
+    body = message_start() + TEXT_START + delta(0, type="text_delta", text="a") + block_stop(0)
+    body += extra + MESSAGE_STOP
+    lane, _ = run(body)
+    message = lane.snapshot.to_api()
+    assert message["context_management"] == {"applied": []}
+    assert "input_transformations" not in message
 
 
 def test_delta_for_a_block_of_another_type_is_not_applied() -> None:

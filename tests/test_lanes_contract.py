@@ -1,0 +1,335 @@
+"""What every lane promises alike (issues 11, 15, 16): wrong lanes, headers, warnings, input.
+
+Each test runs all three lanes on the bundled captures, so a rule lives here
+once instead of in three lane folders.
+"""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sse_engine import (
+    ChatCompletionsLane,
+    Lane,
+    MessagesLane,
+    Outcome,
+    ProtocolError,
+    ResponsesLane,
+    SSEParser,
+    StreamEnd,
+    StreamError,
+    UsageError,
+)
+
+CAPTURES = Path(__file__).resolve().parents[1] / "sse_engine" / "captures"
+LANES: dict[str, type[Lane[Any]]] = {
+    "chat": ChatCompletionsLane,
+    "responses": ResponsesLane,
+    "messages": MessagesLane,
+}
+STREAMS = sorted(p.name for p in CAPTURES.glob("*.sse") if p.name != "sample.sse")
+#: Captures whose verdict comes from an error report: every lane reads a
+#: server failure as that failure, whatever lane it was meant for.
+ERRORS = {
+    "chat_error.sse",
+    "chat_slow_start_error.sse",
+    "messages_error.sse",
+    "responses_error.sse",
+}
+
+
+def lane_of(name: str) -> str:
+    return name.split("_", 1)[0]
+
+
+def body(name: str) -> bytes:
+    return (CAPTURES / name).read_bytes()
+
+
+def run(lane: Lane[Any], data: bytes) -> list[Any]:
+    try:
+        events = lane.feed(data)
+    except ProtocolError as exc:
+        return list(exc.events)
+    return events + lane.close()
+
+
+# -- issue 11 item 6: the wrong lane --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "lane_name"),
+    [(name, lane) for name in STREAMS for lane in sorted(LANES) if lane != lane_of(name)],
+)
+def test_a_capture_fed_to_the_wrong_lane_fails_naming_its_lane(name: str, lane_name: str) -> None:
+    lane = LANES[lane_name]()
+    events = run(lane, body(name))
+    assert lane.outcome is Outcome.FAILED
+    ends = [e for e in events if isinstance(e, StreamEnd)]
+    assert ends == [StreamEnd(Outcome.FAILED, lane.error)]
+    assert lane.error is not None
+    if name in ERRORS:
+        assert lane.error.code != "wrong_lane"  # a server failure is that failure
+        return
+    assert lane.error.code == "wrong_lane" and not lane.error.retryable
+    right = LANES[lane_of(name)]
+    assert f"it looks like a {right.api_name} stream" in lane.error.message
+    assert right.__name__ in lane.error.message
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_a_capture_in_its_own_lane_is_never_a_wrong_lane(name: str) -> None:
+    lane = LANES[lane_of(name)]()
+    run(lane, body(name))
+    assert lane.error is None or lane.error.code != "wrong_lane"
+
+
+@pytest.mark.parametrize("cls", LANES.values())
+def test_a_stream_no_lane_recognises_is_a_wrong_lane_too(cls: type[Lane[Any]]) -> None:
+    lane = cls()
+    run(lane, b'data: {"hello": "world"}\n\ndata: {"hello": "again"}\n\n')
+    assert lane.error is not None and lane.error.code == "wrong_lane"
+    assert "no lane recognises it" in lane.error.message
+
+
+@pytest.mark.parametrize("cls", LANES.values())
+def test_only_keepalives_or_nothing_is_truncated_not_a_wrong_lane(cls: type[Lane[Any]]) -> None:
+    for data in (b"", b": keepalive\n\n: keepalive\n\n", b"data: [DONE]\n\n"):
+        lane = cls()
+        run(lane, data)
+        assert lane.error is not None and lane.error.code != "wrong_lane", data
+
+
+def test_recognize_names_each_lane_and_no_other() -> None:
+    for name in STREAMS:
+        if name in ERRORS:
+            continue
+        own = lane_of(name)
+        first = SSEParser().feed(body(name))
+        payloads = [(e.event, json.loads(e.data) if e.data != "[DONE]" else None) for e in first]
+        claims = {
+            lane
+            for lane, cls in LANES.items()
+            for event, payload in payloads
+            if cls.recognize(event, payload)
+        }
+        assert claims == {own}, name
+
+
+# -- issue 15: headers, retry_after and request_id on every StreamError ---------------------------
+
+HEADERS = {
+    "Content-Type": "text/event-stream",
+    "Retry-After-Ms": "1500",
+    "X-Request-Id": "req_123",
+    "X-MindsHub-Dropped-Params": "file_search, code_interpreter",
+}
+
+
+def started(cls: type[Lane[Any]], status: int = 200, **headers: str) -> Lane[Any]:
+    lane = cls()
+    lane.start(status, {**HEADERS, **headers})
+    return lane
+
+
+def every_error(name: str) -> list[tuple[str, StreamError | None, list[Any]]]:
+    """The lane's error in each way a stream can fail, with the events each gave."""
+    cls = LANES[lane_of(name)]
+    other = LANES["chat" if cls is not ChatCompletionsLane else "messages"]
+    data = body(name)
+    cases = []
+    for how, lane, feed in (
+        ("in-stream", started(cls), data),
+        ("truncated", started(cls), data[: len(data) // 2]),
+        ("protocol", started(cls), data[:40] + b"\n\ndata: {not json\n\n"),
+        ("wrong lane", started(other), data),
+    ):
+        events = run(lane, feed)
+        cases.append((how, lane.error, events))
+    pre = started(cls, 429, **{"Content-Type": "application/json"})
+    events = pre.feed(b'{"error": {"message": "slow down", "type": "rate_limit_error"}}')
+    events += pre.close()
+    cases.append(("pre-stream", pre.error, events))
+    return cases
+
+
+@pytest.mark.parametrize("name", ["chat_error.sse", "responses_error.sse", "messages_error.sse"])
+def test_every_stream_error_carries_retry_after_and_request_id(name: str) -> None:
+    in_body = json.loads(body(name).split(b"data: ")[-1]).get("request_id")  # the error frame
+    for how, error, events in every_error(name):
+        assert error is not None, how
+        # The error frame's own request_id wins (a wrong lane reads that frame too).
+        expected_id = in_body if how in ("in-stream", "wrong lane") and in_body else "req_123"
+        assert (error.retry_after, error.request_id) == (1.5, expected_id), how
+        carried = [getattr(e, "error", None) for e in events if getattr(e, "error", None)]
+        assert carried and all(e == error for e in carried), how
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"retry-after-ms": "250"}, 0.25),
+        ({"Retry-After": "7"}, 7.0),
+        ({"retry-after-ms": "x", "Retry-After": "3"}, 3.0),
+        ({"Retry-After": "Wed, 21 Oct 2026 07:28:05 GMT", "Date": "Wed, 21 Oct 2026 07:28:00 GMT"},
+         5.0),
+        ({"Retry-After": "Wed, 21 Oct 2026 07:28:05 GMT"}, None),  # no Date: no clock to read
+        ({"Retry-After": "-1"}, None),
+        ({"Retry-After": "9" * 400}, None),
+        ({"retry-after-ms": "nan"}, None),
+        ({}, None),
+    ],
+)
+def test_retry_after_is_read_from_the_headers(headers: dict[str, str], expected: float) -> None:
+    lane = ChatCompletionsLane()
+    lane.start(429, {"content-type": "application/json", **headers})
+    lane.feed(b'{"error": {"message": "slow down", "code": "rate_limit_exceeded"}}')
+    lane.close()
+    assert lane.error is not None and lane.error.retry_after == expected
+
+
+def test_request_id_falls_back_to_anthropics_header() -> None:
+    lane = MessagesLane()
+    lane.start(529, [("content-type", "application/json"), ("request-id", "req_ant")])
+    lane.feed(b'{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}')
+    lane.close()
+    assert lane.error is not None and lane.error.request_id == "req_ant"
+
+
+def test_headers_are_read_only_and_case_insensitive() -> None:
+    lane = started(ResponsesLane)
+    assert lane.headers["x-request-id"] == lane.headers["X-REQUEST-ID"] == "req_123"
+    assert "Content-Type" in lane.headers and "content-type" in list(lane.headers)
+    with pytest.raises(TypeError):
+        lane.headers["x"] = "y"  # type: ignore[index]
+    assert dict(ResponsesLane().headers) == {}
+
+
+def test_a_repeated_header_reads_as_its_values_joined() -> None:
+    lane = ChatCompletionsLane()
+    lane.start(200, [("X-MindsHub-Dropped-Params", "a"), ("x-mindshub-dropped-params", "b")])
+    assert lane.headers["x-mindshub-dropped-params"] == "a, b"
+    assert lane.dropped_params == ["a", "b"]
+
+
+@pytest.mark.parametrize("cls", LANES.values())
+def test_dropped_params_are_listed_and_warned_about(cls: type[Lane[Any]]) -> None:
+    lane = started(cls)
+    assert lane.dropped_params == ["file_search", "code_interpreter"]
+    (warning,) = lane.warnings
+    assert warning.code == "dropped_params"
+    assert "file_search, code_interpreter" in warning.message
+    assert cls().dropped_params == []
+
+
+# -- issue 11 item 4: exactly one StreamEnd, also on a ProtocolError ----------------------------
+
+
+@pytest.mark.parametrize("cls", LANES.values())
+def test_a_protocol_error_ends_its_events_with_the_stream_end(cls: type[Lane[Any]]) -> None:
+    lane = cls()
+    with pytest.raises(ProtocolError) as info:
+        lane.feed(b"data: {not json\n\n")
+    assert info.value.events == [StreamEnd(Outcome.FAILED, lane.error)]
+    with pytest.raises(ProtocolError, match="failed earlier") as again:
+        lane.close()
+    assert again.value.events == []  # the StreamEnd was given once
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_a_strict_lane_failing_anywhere_gives_one_stream_end(name: str) -> None:
+    data = body(name)
+    for cut in range(0, len(data), max(1, len(data) // 25)):
+        lane = LANES[lane_of(name)](strict=True)
+        mangled = data[:cut] + b"\n\nevent: x\ndata: [1\n\n" + data[cut:]
+        ends = [e for e in run(lane, mangled) if isinstance(e, StreamEnd)]
+        assert len(ends) == 1 and lane.outcome is not None
+
+
+# -- issue 11 item 5: warnings after the end stay bounded ------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["chat_basic.sse", "responses_basic.sse", "messages_basic.sse"])
+def test_events_after_the_end_fold_into_one_warning(name: str) -> None:
+    lane = LANES[lane_of(name)]()
+    lane.feed(body(name))
+    before = len(lane.warnings)
+    tracemalloc.start()
+    try:
+        chunk = b'data: {"x": 1}\n\n' * 1000
+        for _ in range(10):
+            lane.feed(chunk)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    lane.close()
+    after = lane.warnings[before:]
+    assert [(w.code, w.count) for w in after] == [("event_after_end", 10_000)]
+    assert peak < 500_000  # 10,000 warnings would take ~2.5 MB
+
+
+# -- issue 15: str is not bytes; invalid UTF-8 is reported -----------------------------------------
+
+
+@pytest.mark.parametrize("cls", LANES.values())
+@pytest.mark.parametrize("status", [200, 500])
+def test_feeding_str_is_a_usage_error(cls: type[Lane[Any]], status: int) -> None:
+    lane = cls()
+    lane.start(status, {"content-type": "text/event-stream" if status == 200 else "text/plain"})
+    with pytest.raises(UsageError, match="bytes"):
+        lane.feed("data: [DONE]\n\n")  # type: ignore[arg-type]
+    assert lane.outcome is None  # nothing happened: the lane goes on
+
+
+CAFE = {
+    "chat": b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":'
+    b'{"content":"caf\xe9"}}]}\n\n',
+    "responses": b'event: response.created\ndata: {"type":"response.created","sequence_number":0,'
+    b'"response":{"id":"resp_1","object":"response","status":"in_progress","x":"caf\xe9"}}\n\n',
+    "messages": b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1",'
+    b'"model":"caf\xe9\xe9","content":[],"usage":{}}}\n\n',
+}
+
+
+@pytest.mark.parametrize("lane_name", sorted(LANES))
+def test_invalid_utf8_is_one_warning_with_its_offset_and_count(lane_name: str) -> None:
+    data = CAFE[lane_name] * 2
+    whole = LANES[lane_name]()
+    whole.feed(data)
+    warnings = [w for w in whole.warnings if w.code == "invalid_utf8"]
+    assert len(warnings) == 1
+    (warning,) = warnings
+    offset = data.index(b"\xe9")
+    assert f"byte {offset} " in warning.message
+    assert warning.count == data.count(b"\xe9")
+    assert warning.event_index == 0
+    codes = [w.code for w in whole.warnings]
+    for cut in range(len(data) + 1):
+        lane = LANES[lane_name]()
+        lane.feed(data[:cut])
+        lane.feed(data[cut:])
+        assert [w.code for w in lane.warnings] == codes, cut
+        assert [w.count for w in lane.warnings] == [w.count for w in whole.warnings], cut
+
+
+@pytest.mark.parametrize("cls", LANES.values())
+def test_a_u_fffd_the_server_sent_is_not_invalid_utf8(cls: type[Lane[Any]]) -> None:
+    lane = cls()
+    lane.feed('data: {"x": "\ufffd"}\n\n'.encode())
+    assert "invalid_utf8" not in [w.code for w in lane.warnings]
+
+
+# -- issue 15: Anthropic errors have a code ------------------------------------------------------
+
+
+def test_a_messages_error_event_has_its_type_as_code() -> None:
+    lane = MessagesLane()
+    run(lane, body("messages_error.sse"))
+    assert lane.error is not None
+    assert (lane.error.code, lane.error.type) == ("overloaded_error", "overloaded_error")
+    assert lane.error.retryable
