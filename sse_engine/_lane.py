@@ -11,7 +11,7 @@ decoded, refusing to go on after one) lives here once.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, Generic, NoReturn, TypeVar, overload
 
 import attrs
@@ -19,6 +19,16 @@ import attrs
 from sse_engine import _headers
 from sse_engine._errors import EventTooLarge, ProtocolError, UsageError
 from sse_engine._json import describe
+from sse_engine._lane_events import (
+    FrameItem,
+    Headers,
+    JsonLoads,
+    LaneEvent,
+    LaneWarning,
+    StreamEnd,
+    StreamRestarted,
+)
+from sse_engine._lane_reports import LaneReports
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
 from sse_engine._sse import ServerSentEvent
@@ -34,56 +44,7 @@ __all__ = [
     "StreamRestarted",
 ]
 
-JsonLoads = Callable[[str], Any]
-Headers = Mapping[str, str] | Iterable[tuple[str, str]]
-
 S = TypeVar("S")
-
-
-class LaneEvent:
-    """Base class of every typed event a lane emits."""
-
-    __slots__ = ()
-
-
-@attrs.frozen
-class StreamEnd(LaneEvent):
-    """The stream is over: emitted exactly once, as soon as the outcome is known."""
-
-    outcome: Outcome
-    error: StreamError | None = None
-
-
-@attrs.frozen
-class StreamRestarted(LaneEvent):
-    """The server is replaying the stream from the start: discard what was shown.
-
-    The lane's snapshot has been reset; the events that follow rebuild it.
-    """
-
-    reason: str
-
-
-@attrs.frozen
-class LaneWarning:
-    """An anomaly the lane tolerated (each one is a ProtocolError in strict mode).
-
-    ``code`` is a stable machine-readable name (``sequence_gap``,
-    ``trailing_data``, ...); ``event_index`` counts the stream's SSE events
-    from 0 and ``offset`` is the number of bytes fed when it was noticed, so a
-    tool can point at where in the capture the problem sits. ``count`` is how
-    many times it was noticed: after the verdict, a repeat of a code already
-    reported after the verdict is folded into that warning (its ``count``
-    grows; its message and position are the first one's), so a peer that
-    keeps sending after the end cannot grow ``lane.warnings`` without bound.
-    ``invalid_utf8`` is one warning per stream the same way.
-    """
-
-    code: str
-    message: str
-    event_index: int
-    offset: int
-    count: int = 1
 
 
 # The lane's life: start() may only come first; ERROR_BODY collects a JSON
@@ -91,15 +52,7 @@ class LaneWarning:
 _NEW, _STREAM, _ERROR_BODY, _CLOSED, _FAILED = "new", "stream", "error_body", "closed", "failed"
 
 
-#: What a lane's frame encoder takes: one of its events, or a payload dict.
-FrameItem = LaneEvent | Mapping[str, Any]
-
-#: The lane classes that know their wire format's shape (they define
-#: ``recognize``), asked to name the lane a foreign stream belongs to.
-_SHAPED: list[type[Lane[Any]]] = []
-
-
-class Lane(Generic[S]):
+class Lane(LaneReports, Generic[S]):
     """Shared base of the three lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane.
 
     ``json_loads`` decodes each event's data (inject ``orjson.loads`` for speed);
@@ -110,26 +63,9 @@ class Lane(Generic[S]):
 
     #: The event that ends this lane's stream normally, for messages.
     terminal_event_name = "the terminal event"
-    #: The API this lane reads, for messages ("Chat Completions", ...).
-    api_name = "this lane's API"
-
     # Rarely set state lives on the class until an instance needs its own, so
     # an idle lane stays small (a gateway holds thousands).
     _headers: _headers.HeaderMap | None = None
-    #: False until an event of this lane's shape arrived (only lanes that
-    #: define ``recognize`` check; see ``_note_shape``).
-    _recognized = True
-    _foreign: str | None = None  # why an event of the stream looked foreign
-    _after_end: dict[str, int] | None = None  # code -> index of its post-verdict warning
-    _utf8_warning: int | None = None  # index of the stream's invalid_utf8 warning
-    _lossy: set[str] | None = None  # to_api() losses already warned about
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "recognize" in cls.__dict__:
-            cls._recognized = False
-            _SHAPED.append(cls)
-
     def __init__(
         self,
         *,
@@ -163,19 +99,6 @@ class Lane(Generic[S]):
 
     def _setup(self) -> None:
         """Initialise the lane's own state; ``__init__`` calls it once, last."""
-
-    @classmethod
-    def recognize(cls, event: str, payload: Any) -> str | None:
-        """Why an SSE event is one this lane's wire format sends, or None when it is not.
-
-        ``event`` is the ``event:`` name, ``payload`` the data decoded as JSON
-        (None when it is not JSON). The answer is a short phrase for messages
-        (``"object chat.completion.chunk"``, ``"event: message_start"``).
-        Error reports are no lane's own (every API sends them). A stream none
-        of whose events this lane recognises ends FAILED with code
-        ``wrong_lane``; the CLI names a capture's lane with it.
-        """
-        return None
 
     @staticmethod
     def encode_frame(item: FrameItem) -> bytes:
@@ -392,40 +315,6 @@ class Lane(Generic[S]):
             self._note_shape(sse.event, payload)
         return payload
 
-    def _violation(self, code: str, message: str) -> None:
-        """A broken ordering rule: a warning, or a ProtocolError when strict."""
-        if self.strict:
-            raise ProtocolError(f"{message} (SSE event #{self._event_index}, strict mode)")
-        self._warn(code, message)
-
-    def _warn(self, code: str, message: str) -> None:
-        warnings = self.warnings
-        if self.outcome is not None:
-            # After the verdict, repeats of a code fold into one warning.
-            after_end = self._after_end
-            if after_end is None:
-                after_end = self._after_end = {}
-            at = after_end.get(code)
-            if at is not None:
-                first = warnings[at]
-                warnings[at] = LaneWarning(
-                    code, first.message, first.event_index, first.offset, first.count + 1
-                )
-                return
-            after_end[code] = len(warnings)
-        warnings.append(
-            LaneWarning(code, message, max(self._event_index, 0), self._parser.bytes_fed)
-        )
-
-    def _note_loss(self, loss: str) -> None:
-        """``snapshot.to_api()`` replaced what JSON cannot carry: one warning per kind."""
-        lossy = self._lossy
-        if lossy is None:
-            lossy = self._lossy = set()
-        if loss not in lossy:
-            lossy.add(loss)
-            self._warn("not_plain_json", f"snapshot.to_api(): {loss}")
-
     def _truncation_error(self) -> StreamError:
         return StreamError(
             message=f"the transport ended before {self.terminal_event_name}",
@@ -494,63 +383,6 @@ class Lane(Generic[S]):
                 )
                 wrapped.__cause__ = exc
                 self._fail(wrapped, out)
-
-    def _note_shape(self, event: str, payload: Any) -> None:
-        """Until an event of this lane's shape arrives: is this decoded one of it, or foreign?
-
-        A subclass calls it (through ``_decode``) for every event whose data
-        it decodes, before acting on it, only while ``_recognized`` is False:
-        a stream of the right lane pays for it once. Error reports are
-        neither (every API sends them); data that is not JSON never gets here.
-        """
-        if event == "error" or (
-            type(payload) is dict and ("error" in payload or payload.get("type") == "error")
-        ):
-            return
-        if type(self).recognize(event, payload):
-            self._recognized = True
-        elif self._foreign is None:
-            self._foreign = self._looks_like(event, payload)
-
-    def _looks_like(self, event: str, payload: Any) -> str:
-        """What a foreign event is: the lane that recognises it, or no lane at all."""
-        for other in _SHAPED:
-            if not isinstance(self, other):
-                why = other.recognize(event, payload)
-                if why:
-                    return (
-                        f"it looks like a {other.api_name} stream ({why}): "
-                        f"read it with {other.__name__}"
-                    )
-        return f"no lane recognises it either (its first foreign event is {describe(event)})"
-
-    def _wrong_lane_error(self) -> StreamError:
-        return StreamError(
-            message=f"no event of this stream is a {self.api_name} event; {self._foreign}",
-            code="wrong_lane",
-            retryable=False,
-        )
-
-    def _invalid_utf8(self, offset: int, count: int) -> None:
-        """Invalid UTF-8 became U+FFFD: one warning per stream, counting every sequence."""
-        at = self._utf8_warning
-        warnings = self.warnings
-        if at is None:
-            self._utf8_warning = len(warnings)
-            warnings.append(
-                LaneWarning(
-                    "invalid_utf8",
-                    f"invalid UTF-8 at byte {offset} of the stream (counting a CRLF as one "
-                    "byte) was replaced by U+FFFD, as the SSE rules say; the count is how many "
-                    "invalid sequences the stream held",
-                    self._event_index + 1,
-                    self._parser.bytes_fed,
-                    count,
-                )
-            )
-        else:
-            first = warnings[at]
-            warnings[at] = attrs.evolve(first, count=first.count + count)
 
     def _fail(self, exc: ProtocolError, out: list[LaneEvent]) -> NoReturn:
         """Enter the sticky error state and raise, keeping the events decoded so far.

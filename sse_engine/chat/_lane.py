@@ -90,7 +90,7 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         return "a choices list" if "choices" in payload else None
 
     def _setup(self) -> None:
-        self._snapshot = ChatCompletionSnapshot(self._note_loss)
+        self._snapshot = ChatCompletionSnapshot(self._loss_report())
         self._need_identity = True
         self._warned: set[str] = set()
 

@@ -116,7 +116,7 @@ class MessagesLane(Lane[MessageSnapshot]):
         return None
 
     def _setup(self) -> None:
-        self._snap = MessageSnapshot(self.json_loads, self._note_loss)
+        self._snap = MessageSnapshot(self.json_loads, self._loss_report())
         self._data_only_seen = False
         # The open blocks, by index, with the string deltas each accepts (hot path).
         self._open: dict[int, tuple[ContentBlock, dict[str, _Spec]]] = {}

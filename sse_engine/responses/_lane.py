@@ -63,7 +63,7 @@ class ResponsesLane(ItemAssembly):
         return None
 
     def _setup(self) -> None:
-        self._snap = ResponseSnapshot(self._note_loss)
+        self._snap = ResponseSnapshot(self._loss_report())
         self._last_seq: int | None = None
         self._open: OutputItem | None = None
         self._response_id: str | None = None
@@ -113,7 +113,7 @@ class ResponsesLane(ItemAssembly):
         self._reopen()
         if not plan.full_replay:
             return []
-        self._snap = ResponseSnapshot(self._note_loss)
+        self._snap = ResponseSnapshot(self._loss_report())
         self._last_seq = None
         self._open = None
         return [StreamRestarted(f"full replay of {plan.response_id} from the start")]
