@@ -93,6 +93,8 @@ def plain_json(value: Any, on_loss: Callable[[str], None] | None = None) -> Any:
 
 def _leaf(value: Any, losses: set[str]) -> Any:
     """A scalar as plain JSON: a subclass becomes its base type, NaN and the unknown None."""
+    if value is None:
+        return None
     if isinstance(value, str):
         return str(value)
     if isinstance(value, bool):
@@ -172,7 +174,8 @@ def _shallow(value: Any, limit: int) -> str:
 
 def _scalar(value: Any, limit: int) -> str:
     if isinstance(value, str):
-        clipped = value if len(value) <= limit else value[:limit]
+        room = max(limit - 3, 1)  # the quotes and the ellipsis
+        clipped = value if len(value) <= room else value[:room]
         text = json.dumps(clipped, ensure_ascii=False)
         return text if clipped is value else text[:-1] + _ELLIPSIS + '"'
     if value is None or isinstance(value, (bool, float)):
