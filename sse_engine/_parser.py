@@ -17,8 +17,15 @@ fed in small reads costs linear time, and a read that ends no line costs two
 An unfinished block is interpreted only when it ends. What the spec lets an
 observer see earlier is handled apart: ``retry`` and ``in_event`` are computed
 on demand from the raw tail, comment lines that begin a block (bare
-keepalives) are reported as each line ends, and ``close()`` reports the other
-comment lines of a block the stream never finished.
+keepalives) are reported as each line ends (and, for a block that grows past
+``max_event_size``, exactly those that ended within the limit, however the
+bytes were split), and ``close()`` reports the other comment lines of a block
+the stream never finished.
+
+Invalid UTF-8 is found without a cost on the hot path: a decoded text that
+``str.isascii()`` (a flag CPython keeps) and, failing that, holds no U+FFFD
+cannot have had a replacement; only a read that does takes the rare path,
+which goes line by line and marks where (``invalid_utf8``).
 """
 
 from __future__ import annotations
