@@ -19,6 +19,7 @@ from sse_engine._liveness import (
 )
 from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
+from sse_engine._public import publish as _publish
 from sse_engine._sse import Comment, ServerSentEvent
 from sse_engine._transport import DEFAULT_MAX_RECONNECTS, aiter_events, iter_events
 from sse_engine.chat import (
@@ -77,3 +78,5 @@ __all__ = [
     "is_retryable",
     "iter_events",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

@@ -8,6 +8,7 @@ Completions, Responses and Messages. See ``docs/parts.md``.
 
 from __future__ import annotations
 
+from sse_engine._public import publish as _publish
 from sse_engine.parts._parts import (
     FINISH_REASONS,
     Finish,
@@ -43,3 +44,5 @@ __all__ = [
     "Usage",
     "UsageUpdate",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones
