@@ -10,8 +10,10 @@ backend (``pip install -e '.[dev]'``); elsewhere they skip, except under CI
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -29,7 +31,7 @@ CAPTURES = ROOT / "sse_engine" / "captures"
 
 def _missing(reason: str) -> None:
     if os.environ.get("CI"):
-        pytest.fail(f"{reason} (under CI the install must be there: python -m pip install -e '.[dev]')")
+        pytest.fail(f"{reason}; under CI it must be: python -m pip install -e '.[dev]'")
     pytest.skip(reason)
 
 
@@ -92,9 +94,7 @@ def test_mypy_strict_follows_the_installed_package(tmp_path: Path) -> None:
 
 
 def test_the_wheel_holds_the_package_its_type_marker_and_the_captures(tmp_path: Path) -> None:
-    try:
-        import hatchling  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("hatchling") is None:
         _missing("the build backend (hatchling) is not installed")
     subprocess.run(
         [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)],
@@ -127,3 +127,36 @@ def test_the_version_has_one_source() -> None:
     assert 'dynamic = ["version"]' in (ROOT / "pyproject.toml").read_text()
     if _installed_from() == ROOT:
         assert metadata.version("sse_engine") == sse_engine.__version__
+
+
+def _set_up_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Set-up on a fresh machine\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^```\n(.*?)\n```$", section, flags=re.M | re.S)
+
+
+def test_the_readme_has_two_set_up_commands_and_ci_runs_them_verbatim() -> None:
+    commands = _set_up_commands()
+    assert len(commands) == 2, commands
+    main, tests = commands
+    assert "\n" not in main and "\n" not in tests
+    assert main.endswith("-m sse_engine demo") and tests.endswith("-m pytest")
+    # Each command installs what it runs, into a virtual environment of its own
+    # (a fresh Debian or Ubuntu refuses pip installs outside one).
+    assert all(c.startswith("python3 -m venv .venv && .venv/bin/python -m pip install -e ")
+               for c in commands)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert main in ci and tests in ci
+    assert ci.index(tests) == len(ci) - 1  # the test run is what CI ends on
+
+
+def test_the_docs_install_from_a_clone_with_python_3_11() -> None:
+    # The package is not on an index: no `pip install sse_engine` that would fail.
+    from_index = re.compile(r"pip install (?:-\S+ )*['\"]?sse[_-]engine\b")
+    for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        assert not from_index.search(page.read_text(encoding="utf-8")), page.name
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Python 3.11 or newer" in readme
+    assert 'requires-python = ">=3.11"' in (ROOT / "pyproject.toml").read_text()
+    for extra in ("httpx", "aiohttp", "orjson"):
+        assert f"`[{extra}]`" in readme

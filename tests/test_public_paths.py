@@ -56,7 +56,8 @@ def test_the_public_packages_are_found() -> None:
 
 @pytest.mark.parametrize("package", public_packages())
 def test_help_shows_no_private_module(package: str) -> None:
-    text = pydoc.render_doc(importlib.import_module(package), renderer=pydoc.plaintext)
+    module = importlib.import_module(package)
+    text = pydoc.render_doc(module, renderer=pydoc.plaintext)  # type: ignore[attr-defined]
     assert sorted(set(PRIVATE_PATH.findall(text))) == []
 
 
