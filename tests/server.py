@@ -403,14 +403,14 @@ class StreamServer:
             refusal = stored.faults.refusals.pop(0)
             if refusal != "ok":
                 status = int(refusal)
+                body = error_body("responses", status)
+                if status == 404:  # the response is gone (its retention ran out)
+                    body = _error_json(f"No response found with id '{response_id}'.", "not_found")
                 headers = {}
                 if stored.faults.refuse_retry_after is not None:
                     headers["Retry-After"] = stored.faults.refuse_retry_after
                 return web.Response(
-                    status=status,
-                    body=error_body("responses", status),
-                    content_type="application/json",
-                    headers=headers,
+                    status=status, body=body, content_type="application/json", headers=headers
                 )
         raw = request.query.get("starting_after", request.headers.get("Last-Event-ID"))
         after: int | None = None
@@ -502,11 +502,15 @@ class StreamServer:
         return response
 
 
+def _error_json(message: str, code: str) -> bytes:
+    error = {"message": message, "type": "invalid_request_error", "param": None, "code": code}
+    return json.dumps({"error": error}).encode()
+
+
 def _json_error(status: int, message: str, code: str) -> web.Response:
-    body = {
-        "error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}
-    }
-    return web.json_response(body, status=status)
+    return web.Response(
+        status=status, body=_error_json(message, code), content_type="application/json"
+    )
 
 
 async def _abort(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:

@@ -64,6 +64,16 @@ def load_response(lane: ResponsesLane, response: dict[str, Any]) -> list[LaneEve
         )
     elif outcome is None:
         outcome, error = Outcome.FAILED, _not_a_response(response, status)
+    output = response.get("output")
+    for index, item in enumerate(output if isinstance(output, list) else ()):
+        if not isinstance(item, dict) or not isinstance(item.get("type", ""), str):
+            # A warning (an error when strict), before anything changed; to_api()
+            # still returns the object as sent, this item included.
+            lane._violation(
+                "malformed_event",
+                f"load(): output[{index}] is not an item object with a string type; "
+                "it is left out of snapshot.items",
+            )
     lane._reopen()  # withdraws a TRUNCATED verdict, as a resume does
     ident = response.get("id")
     if isinstance(ident, str):
@@ -84,7 +94,7 @@ def _snapshot_of(response: Mapping[str, Any], final: bool) -> ResponseSnapshot:
     """A snapshot of ``response`` and its output items (all done, as sent)."""
     snap = ResponseSnapshot()
     for index, item in enumerate(response["output"]):
-        if isinstance(item, dict):
+        if isinstance(item, dict) and isinstance(item.get("type", ""), str):
             snap.add(index, item).finish(item)
     _record(snap, response, final)
     return snap
