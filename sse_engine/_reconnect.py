@@ -102,13 +102,38 @@ def accepted(status: int | None, headers: Headers | None) -> bool:
     return 200 <= status < 300 and _content_type(headers) in (None, "text/event-stream")
 
 
+class Refusal:
+    """A refused reconnect's answer, read the way every lane reads a pre-stream error body.
+
+    ``take`` each chunk of the body until it returns True (enough read:
+    :data:`MAX_ERROR_BODY`), then ``drop()`` is the failure the policy judges
+    and, unless retried, the error the stream ends with.
+    """
+
+    def __init__(self, status: int, headers: Headers | None, json_loads: Any) -> None:
+        self._lane: Lane[Any] = Lane(json_loads=json_loads, max_event_size=MAX_ERROR_BODY)
+        self._lane.start(status, headers)
+        self._size = 0
+
+    def take(self, chunk: bytes) -> bool:
+        """Read one chunk of the body; True once no more is needed."""
+        self._lane.feed(chunk)
+        self._size += len(chunk)
+        return self._size >= MAX_ERROR_BODY
+
+    def drop(self) -> Drop:
+        self._lane.close()
+        assert self._lane.error is not None
+        return Drop(self._lane.error, refused=True)
+
+
 class Driver:
     """The decisions iter_events and aiter_events share; no I/O, no waiting.
 
     One instance per stream. ``feed`` handles a chunk, ``expired`` checks the
     budgets at a chunk's arrival, ``dropped`` and ``next_attempt`` decide what a
     dropped connection leads to (a reconnect after a wait, or the end),
-    ``refusal``/``refused`` read a refused reconnect's answer, ``resumed``
+    ``refusal`` reads a refused reconnect's answer, ``resumed``
     prepares the lane for a new connection and ``finish`` closes the lane with
     the error that says why it ended.
     """
@@ -230,18 +255,9 @@ class Driver:
         """``reconnect`` raised: a failed attempt, judged like a dropped connection."""
         return Drop(_truncation(exc), exc)
 
-    def refusal(self, status: int, headers: Headers | None) -> Lane[Any]:
-        """A lane that reads a refused answer's body the way every lane reads an error body."""
-        loads = getattr(self.lane, "json_loads", json.loads)
-        probe: Lane[Any] = Lane(json_loads=loads, max_event_size=MAX_ERROR_BODY)
-        probe.start(status, headers)
-        return probe
-
-    def refused(self, probe: Lane[Any]) -> Drop:
-        """The refused answer's body has been read: its error ends the stream unless retried."""
-        probe.close()
-        assert probe.error is not None
-        return Drop(probe.error, refused=True)
+    def refusal(self, status: int, headers: Headers | None) -> Refusal:
+        """What reads a refused answer's body (see :class:`Refusal`)."""
+        return Refusal(status, headers, getattr(self.lane, "json_loads", json.loads))
 
     def resumed(self) -> list[LaneEvent]:
         """A new connection is open: prepare the lane (and the clocks) for its bytes."""

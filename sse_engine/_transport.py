@@ -57,7 +57,6 @@ from sse_engine._lane import Headers, Lane, LaneEvent
 from sse_engine._liveness import Liveness, LivenessVerdict
 from sse_engine._reconnect import (
     DEFAULT_MAX_RECONNECTS,
-    MAX_ERROR_BODY,
     Clock,
     Driver,
     Drop,
@@ -182,18 +181,15 @@ def _read_refusal(
     driver: Driver, status: int, headers: Headers | None, body: Iterator[bytes]
 ) -> Drop:
     """Read a refused answer's error body (bounded), close it, and judge it."""
-    probe = driver.refusal(status, headers)
-    size = 0
+    refusal = driver.refusal(status, headers)
     try:
         with contextlib.suppress(Exception):  # a body cut short still says what it said
             for chunk in body:
-                probe.feed(chunk)
-                size += len(chunk)
-                if size >= MAX_ERROR_BODY:
+                if refusal.take(chunk):
                     break
     finally:
         _close(body)
-    return driver.refused(probe)
+    return refusal.drop()
 
 
 def _close(source: object) -> None:
@@ -297,18 +293,15 @@ async def _aread_refusal(
     driver: Driver, status: int, headers: Headers | None, body: AsyncIterator[bytes]
 ) -> Drop:
     """The async twin of :func:`_read_refusal`."""
-    probe = driver.refusal(status, headers)
-    size = 0
+    refusal = driver.refusal(status, headers)
     try:
-        with contextlib.suppress(Exception):  # a body cut short still says what it said
+        with contextlib.suppress(Exception):
             async for chunk in body:
-                probe.feed(chunk)
-                size += len(chunk)
-                if size >= MAX_ERROR_BODY:
+                if refusal.take(chunk):
                     break
     finally:
         await _aclose(body)
-    return driver.refused(probe)
+    return refusal.drop()
 
 
 async def _aclose(source: object) -> None:

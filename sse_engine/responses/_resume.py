@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from urllib.parse import quote, urlencode
 
 import attrs
@@ -51,7 +52,7 @@ class ResumePlan:
     @property
     def path(self) -> str:
         """``/responses/{id}``, relative to the API base URL."""
-        return f"/responses/{quote(self.response_id, safe='')}"
+        return _path(self.response_id)
 
     @property
     def query(self) -> dict[str, str]:
@@ -91,15 +92,12 @@ class RetrievePlan:
     """
 
     response_id: str
-
-    @property
-    def method(self) -> str:
-        return "GET"
+    method: typing.ClassVar[str] = "GET"
 
     @property
     def path(self) -> str:
         """``/responses/{id}``, relative to the API base URL."""
-        return f"/responses/{quote(self.response_id, safe='')}"
+        return _path(self.response_id)
 
     @property
     def query(self) -> dict[str, str]:
@@ -114,3 +112,7 @@ class RetrievePlan:
     def url(self, base_url: str) -> str:
         """The full URL: ``retrieve.url("https://api.kindo.ai/v1")``."""
         return f"{base_url.rstrip('/')}{self.path}"
+
+
+def _path(response_id: str) -> str:
+    return f"/responses/{quote(response_id, safe='')}"
