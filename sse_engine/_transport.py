@@ -149,13 +149,14 @@ def _iter(
             drop = driver.dropped(exc, verdict)
             opened: Iterator[bytes] | None = None
             while drop is not None and (step := driver.next_attempt(drop)) is not None:
+                plan, delay = step
                 _close(source)
-                yield driver.attempting(*step)
-                if step[1] > 0:
-                    sleep(step[1])
+                yield driver.attempting(plan, delay)
+                if delay > 0:
+                    sleep(delay)
                 assert reconnect is not None
                 try:
-                    answer, status, headers = split_answer(reconnect(step[0]))
+                    answer, status, headers = split_answer(reconnect(plan))
                     opened = iter(answer)
                 except Exception as error:
                     drop = driver.failed(error)
@@ -256,13 +257,14 @@ async def aiter_events(
             drop = driver.dropped(exc, verdict)
             reopened: AsyncIterator[bytes] | None = None
             while drop is not None and (step := driver.next_attempt(drop)) is not None:
+                plan, delay = step
                 await _aclose(source)
-                yield driver.attempting(*step)
-                if step[1] > 0:
-                    await (sleep or _library_sleep)(step[1])
+                yield driver.attempting(plan, delay)
+                if delay > 0:
+                    await (sleep or _library_sleep)(delay)
                 assert reconnect is not None
                 try:
-                    opened: Any = reconnect(step[0])
+                    opened: Any = reconnect(plan)
                     if inspect.isawaitable(opened):
                         opened = await opened
                     answer, status, headers = split_answer(opened)

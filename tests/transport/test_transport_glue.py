@@ -617,3 +617,14 @@ def test_trio_bounds_a_silent_read_and_sleeps_with_trio() -> None:
     trio.run(main)
     assert items(got) == [1, 2, 3, 4, 5, 6] and lane.outcome is Outcome.COMPLETED
     assert 0.1 <= elapsed[0] < 1.0  # the idle bound and the 10 ms retry wait, not 5 s
+
+
+def test_reconnecting_is_a_frozen_public_lane_event() -> None:
+    import sse_engine
+
+    event = sse_engine.Reconnecting(1, 0.5, {"starting_after": 2})
+    assert isinstance(event, LaneEvent) and "Reconnecting" in sse_engine.__all__
+    assert getattr(sse_engine.Reconnecting, "__final__", False)
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        event.delay = 0.0  # type: ignore[misc]
+    assert event == sse_engine.Reconnecting(1, 0.5, {"starting_after": 2})
