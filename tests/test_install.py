@@ -71,6 +71,13 @@ def test_mypy_strict_follows_the_installed_package(tmp_path: Path) -> None:
     installed = _installed_from()
     if installed != ROOT:
         _missing(f"sse_engine is not installed from this checkout ({installed or 'not installed'})")
+    files = metadata.distribution("sse_engine").files or []
+    hooks = [f.name for f in files if f.name.startswith("__editable__") and f.suffix == ".py"]
+    assert not hooks, (
+        f"sse_engine is installed through an import hook ({hooks[0]}), which mypy cannot "
+        "follow: an install from before pyproject.toml switched to hatchling; "
+        "re-run python -m pip install -e '.[dev]'"
+    )
     (tmp_path / "user_script.py").write_text(USER_SCRIPT)
     (tmp_path / "user_mistake.py").write_text(USER_MISTAKE)
 
