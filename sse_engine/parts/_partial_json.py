@@ -20,9 +20,7 @@ which keep just enough state to resume.
 from __future__ import annotations
 
 import contextlib
-import re
-from collections.abc import Callable
-from typing import Any, Final, TypeAlias, cast
+from typing import Any
 
 from sse_engine._errors import UsageError
 from sse_engine.parts._json_events import (
@@ -32,80 +30,33 @@ from sse_engine.parts._json_events import (
     JSONStringDelta,
     JSONValue,
 )
+from sse_engine.parts._json_grammar import (
+    ABSENT,
+    AFTER,
+    COLON,
+    DIGITS,
+    END,
+    EXPECTED,
+    KEY,
+    KEY_OR_CLOSE,
+    LITERAL,
+    NUM_ACCEPT,
+    NUM_CHARS,
+    NUM_EXPECTED,
+    NUM_INT,
+    NUM_TABLE,
+    NUMBER,
+    NUMBER_RE,
+    STRING,
+    VALUE,
+    VALUE_OR_CLOSE,
+    WORDS,
+    WS,
+    WS_CHARS,
+)
+from sse_engine.parts._json_string import RUN, StringReader, scanstring
 
 __all__ = ["PartialJSON"]
-
-# Where the reader is. The four "expect" states differ in what may come next.
-_VALUE: Final = 0  # a value must start (top level, after ':' or after ',' in an array)
-_VALUE_OR_CLOSE: Final = 1  # just after '['
-_KEY_OR_CLOSE: Final = 2  # just after '{'
-_KEY: Final = 3  # after ',' in an object
-_COLON: Final = 4  # after an object key
-_AFTER: Final = 5  # after a value inside a container
-_END: Final = 6  # the top-level value is complete
-_STRING: Final = 7  # inside a string (a key or a value)
-_NUMBER: Final = 8  # inside a number cut by a fragment boundary
-_LITERAL: Final = 9  # inside true / false / null, cut by a fragment boundary
-
-_EXPECTED: Final = {
-    _VALUE: "expected a JSON value",
-    _VALUE_OR_CLOSE: "expected a JSON value or ']'",
-    _KEY_OR_CLOSE: "expected '\"' to start an object key, or '}'",
-    _KEY: "expected '\"' to start an object key after ','",
-    _COLON: "expected ':' after an object key",
-    _END: "expected nothing but whitespace after the top-level value",
-    _STRING: "expected the rest of the string and its closing '\"'",
-}
-
-_WS_CHARS: Final = " \t\n\r"
-# These three always match (maybe empty), hence the cast from ``Match | None``.
-_Matcher: TypeAlias = Callable[[str, int], "re.Match[str]"]
-_WS: Final = cast(_Matcher, re.compile(r"[ \t\n\r]*").match)
-_PLAIN: Final = cast(_Matcher, re.compile(r'[^"\\\x00-\x1f]*').match)  # taken as they are
-_HEX: Final = cast(_Matcher, re.compile(r"[0-9a-fA-F]*").match)
-_NUMBER_RE: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?").match
-_NUM_CHARS: Final = frozenset("0123456789+-.eE")
-_DIGITS: Final = "0123456789"
-_ESCAPES: Final = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
-                   "t": "\t"}
-_WORDS: Final[dict[str, tuple[str, Any]]] = {
-    "t": ("true", True), "f": ("false", False), "n": ("null", None),
-}
-
-
-def _number_automaton() -> list[dict[str, int]]:
-    """RFC 8259's number grammar as a DFA: ``table[state][char] -> state``.
-
-    States: 0 start, 1 after '-', 2 a leading '0', 3 integer digits, 4 after '.',
-    5 fraction digits, 6 after 'e', 7 after the exponent's sign, 8 exponent digits.
-    """
-    table: list[dict[str, int]] = [{} for _ in range(9)]
-    table[0]["-"] = 1
-    for state in (0, 1):
-        table[state]["0"] = 2
-        table[state].update(dict.fromkeys("123456789", 3))
-    for state, target in ((3, 3), (4, 5), (5, 5), (6, 8), (7, 8), (8, 8)):
-        table[state].update(dict.fromkeys(_DIGITS, target))
-    for state in (2, 3):
-        table[state]["."] = 4
-    for state in (2, 3, 5):
-        table[state].update({"e": 6, "E": 6})
-    table[6].update({"+": 7, "-": 7})
-    return table
-
-
-_NUM_TABLE: Final = _number_automaton()
-_NUM_ACCEPT: Final = frozenset((2, 3, 5, 8))  # a number may end in these states
-_NUM_INT: Final = frozenset((2, 3))  # ... and is an int if it ends in these
-_NUM_EXPECTED: Final = {
-    0: "expected a digit or '-'",
-    1: "expected a digit after '-'",
-    4: "expected a digit after '.'",
-    6: "expected a digit, '+' or '-' after the exponent mark",
-    7: "expected a digit in the exponent",
-}
-
-_ABSENT: Final[Any] = object()  # "no value" where None is a value
 
 
 class PartialJSON:
@@ -123,14 +74,14 @@ class PartialJSON:
     """
 
     __slots__ = (
-        "_base", "_chunks", "_closed", "_error", "_esc", "_esc_at", "_hi", "_in_key", "_key",
-        "_nat", "_nparts", "_nq", "_partial_strings", "_parts", "_paths", "_placed", "_root",
-        "_saved", "_sent", "_spath", "_stack", "_stale", "_state", "_word", "_wpos",
+        "_base", "_closed", "_error", "_in_key", "_key", "_nat", "_nparts", "_nq",
+        "_partial_strings", "_parts", "_paths", "_placed", "_root", "_saved", "_spath", "_stack",
+        "_stale", "_state", "_str", "_word", "_wpos",
     )
 
     def __init__(self, *, partial_strings: bool = False) -> None:
         self._partial_strings = partial_strings
-        self._state: int = _VALUE
+        self._state: int = VALUE
         self._stack: list[dict[str, Any] | list[Any]] = []  # the open containers, outermost first
         self._paths: list[JSONPath] = []  # the path of each open container
         self._key = ""  # the current key of the innermost open object
@@ -139,13 +90,9 @@ class PartialJSON:
         self._error: JSONStreamError | None = None
         self._base = 0  # characters fed before the current fragment
         self._parts: list[str] = []  # the text fed, joined when read
-        # the string being read
+        # the string being read, unless it lies whole in one fragment
+        self._str = StringReader()
         self._in_key = False
-        self._chunks: list[str] = []  # decoded pieces
-        self._sent = 0  # pieces already reported in a JSONStringDelta
-        self._esc = ""  # an escape cut by a fragment boundary, from its backslash
-        self._esc_at = 0  # ... and its offset
-        self._hi = 0  # a high surrogate escape waiting for its low half
         self._spath: JSONPath = ()
         # the number or literal cut by a fragment boundary
         self._nparts: list[str] = []
@@ -156,7 +103,7 @@ class PartialJSON:
         # the pending scalar shown in the tree (see _settle)
         self._stale = False
         self._placed = False
-        self._saved: Any = _ABSENT
+        self._saved: Any = ABSENT
 
     # -- the public surface ---------------------------------------------------------
 
@@ -189,7 +136,7 @@ class PartialJSON:
         A top-level number is complete only at the whitespace after it or at
         :meth:`close`, since more digits could follow.
         """
-        return self._state == _END
+        return self._state == END
 
     @property
     def text(self) -> str:
@@ -223,10 +170,12 @@ class PartialJSON:
         finally:
             self._base += len(text)
         state = self._state
-        if state == _STRING and not self._in_key:
-            self._report_growth(events)
+        if state == STRING and not self._in_key:
+            new = self._str.new_text()
+            if new:
+                events.append(JSONStringDelta(self._spath, new))
             self._stale = self._stale or self._partial_strings or self._placed
-        elif state == _NUMBER or self._placed:
+        elif state == NUMBER or self._placed:
             self._stale = True
         return events
 
@@ -244,11 +193,11 @@ class PartialJSON:
         if self._closed:
             return events
         try:
-            if self._state == _NUMBER and not self._stack:
-                if self._nq not in _NUM_ACCEPT:
-                    raise JSONStreamError(self._base, _NUM_EXPECTED[self._nq], "end of input")
+            if self._state == NUMBER and not self._stack:
+                if self._nq not in NUM_ACCEPT:
+                    raise JSONStreamError(self._base, NUM_EXPECTED[self._nq], "end of input")
                 self._finish_number(events)
-            if self._state != _END:
+            if self._state != END:
                 raise JSONStreamError(self._base, self._expected(), "end of input")
         except JSONStreamError as exc:
             self._error = exc
@@ -257,7 +206,7 @@ class PartialJSON:
         return events
 
     def __repr__(self) -> str:
-        state = "failed" if self._error else "done" if self._state == _END else "reading"
+        state = "failed" if self._error else "done" if self._state == END else "reading"
         return f"<PartialJSON {state} at offset {self._base}>"
 
     # -- reading ------------------------------------------------------------------
@@ -268,49 +217,56 @@ class PartialJSON:
         stack = self._stack
         while i < n:
             state = self._state
-            if state == _STRING:
+            if state == STRING:
                 i = self._string(s, i, events)
                 continue
-            if state == _NUMBER:
+            if state == NUMBER:
                 i = self._number(s, i, events)
                 continue
-            if state == _LITERAL:
+            if state == LITERAL:
                 i = self._literal(s, i, events)
                 continue
             c = s[i]
-            if c in _WS_CHARS:
-                i = _WS(s, i).end()
-            elif state == _AFTER:
+            if c in WS_CHARS:
+                i += 1
+                if i < n and s[i] in WS_CHARS:
+                    i = WS(s, i).end()
+            elif state == AFTER:
                 in_object = type(stack[-1]) is dict
                 if c == ",":
-                    self._state = _KEY if in_object else _VALUE
+                    self._state = KEY if in_object else VALUE
                 elif c == ("}" if in_object else "]"):
                     self._close_container(events)
                 else:
                     raise self._fail(i, self._expected(), c)
                 i += 1
-            elif state == _COLON:
+            elif state == COLON:
                 if c != ":":
-                    raise self._fail(i, _EXPECTED[_COLON], c)
-                self._state = _VALUE
+                    raise self._fail(i, EXPECTED[COLON], c)
+                self._state = VALUE
                 i += 1
-            elif state in (_KEY, _KEY_OR_CLOSE):
+            elif state in (KEY, KEY_OR_CLOSE):
                 if c == '"':
-                    j = _PLAIN(s, i + 1).end()
-                    if j < n and s[j] == '"':  # the whole key is here, without escapes
-                        self._key = s[i + 1 : j]
-                        self._state = _COLON
+                    j = RUN(s, i + 1).end()
+                    if j < n and s[j] == '"':  # the whole key is here
+                        key = s[i + 1 : j]
+                        self._key = scanstring(s, i + 1)[0] if "\\" in key else key
                         i = j + 1
+                        if i < n and s[i] == ":":  # and the colon, usually
+                            self._state = VALUE
+                            i += 1
+                        else:
+                            self._state = COLON
                     else:
                         self._begin_string(True)
                         i += 1
-                elif c == "}" and state == _KEY_OR_CLOSE:
+                elif c == "}" and state == KEY_OR_CLOSE:
                     self._close_container(events)
                     i += 1
                 else:
-                    raise self._fail(i, _EXPECTED[state], c)
-            elif state == _END:
-                raise self._fail(i, _EXPECTED[_END], c)
+                    raise self._fail(i, EXPECTED[state], c)
+            elif state == END:
+                raise self._fail(i, EXPECTED[END], c)
             else:  # a value starts here
                 i = self._value(s, i, c, events)
 
@@ -318,13 +274,17 @@ class PartialJSON:
         """Start the value at ``s[i] == c``; return where reading goes on."""
         n = len(s)
         if c == '"':
-            j = _PLAIN(s, i + 1).end()
-            if j < n and s[j] == '"':  # the whole string is here, without escapes
+            j = RUN(s, i + 1).end()
+            if j < n and s[j] == '"':  # the whole string is here
                 text = s[i + 1 : j]
-                path = self._child_path()
+                if "\\" in text:
+                    text = scanstring(s, i + 1)[0]
                 if text:
+                    path = self._child_path()
                     events.append(JSONStringDelta(path, text))
-                self._put(text, path, events)
+                    self._put(text, events, path)
+                else:
+                    self._put(text, events)
                 return j + 1
             self._begin_string(False)
             return i + 1
@@ -332,138 +292,56 @@ class PartialJSON:
             self._open({} if c == "{" else [])
             return i + 1
         if c == "-" or "0" <= c <= "9":
-            m = _NUMBER_RE(s, i)
-            if m is not None and (j := m.end()) < n and s[j] not in _NUM_CHARS:
+            m = NUMBER_RE(s, i)
+            if m is not None and (j := m.end()) < n and s[j] not in NUM_CHARS:
                 number = m.group()
                 if m.lastindex:
-                    self._put(float(number), self._child_path(), events)
+                    self._put(float(number), events)
                 else:
-                    self._put(self._int(number, i + self._base), self._child_path(), events)
+                    self._put(self._int(number, i + self._base), events)
                 return j
             # cut by the fragment's end, or invalid: the automaton decides
-            self._state = _NUMBER
+            self._state = NUMBER
             self._nq = 0
             self._nparts = []
             self._nat = self._base + i
             return i
-        word = _WORDS.get(c)
+        word = WORDS.get(c)
         if word is not None:
             if s.startswith(word[0], i):
-                self._put(word[1], self._child_path(), events)
+                self._put(word[1], events)
                 return i + len(word[0])
-            self._state = _LITERAL
+            self._state = LITERAL
             self._word = c
             self._wpos = 0
             return i
-        if c == "]" and self._state == _VALUE_OR_CLOSE:
+        if c == "]" and self._state == VALUE_OR_CLOSE:
             self._close_container(events)
             return i + 1
-        raise self._fail(i, _EXPECTED[self._state], c)
+        raise self._fail(i, EXPECTED[self._state], c)
 
     def _string(self, s: str, i: int, events: list[JSONDelta]) -> int:
         """Go on reading the current string from ``s[i]``; return where reading goes on."""
-        n = len(s)
-        chunks = self._chunks
-        if self._esc:  # finish the escape cut by the previous fragment's end
-            carried = self._esc
-            joined = carried + s[i : i + 6]
-            k = self._escape(joined, 0, self._esc_at)
-            if k < 0:
-                self._esc = joined
-                return n
-            self._esc = ""
-            i += k - len(carried)
-        while True:
-            j = _PLAIN(s, i).end()
-            if j > i:
-                if self._hi:
-                    chunks.append(chr(self._hi))
-                    self._hi = 0
-                chunks.append(s[i:j])
-            if j == n:
-                return n
-            c = s[j]
-            if c == '"':
-                if self._hi:
-                    chunks.append(chr(self._hi))
-                    self._hi = 0
-                self._end_string(events)
-                return j + 1
-            if c != "\\":
-                raise self._fail(j, "expected a string character (control characters must be "
-                                 "escaped)", c)
-            i = self._escape(s, j, self._base)
-            if i < 0:
-                self._esc = s[j:]
-                self._esc_at = self._base + j
-                return n
-
-    def _escape(self, t: str, j: int, base: int) -> int:
-        """Decode the escape at ``t[j] == '\\'``: its end, or -1 if ``t`` ends first."""
-        if j + 1 >= len(t):
-            return -1
-        e = t[j + 1]
-        chunks = self._chunks
-        if e != "u":
-            char = _ESCAPES.get(e)
-            if char is None:
-                raise JSONStreamError(base + j + 1, "expected an escape (one of "
-                                      "\" \\ / b f n r t u) after '\\'", repr(e))
-            if self._hi:
-                chunks.append(chr(self._hi))
-                self._hi = 0
-            chunks.append(char)
-            return j + 2
-        digits = t[j + 2 : j + 6]
-        good = _HEX(digits, 0).end()
-        if good < len(digits):
-            raise JSONStreamError(base + j + 2 + good, "expected 4 hex digits after '\\u'",
-                                  repr(digits[good]))
-        if good < 4:
-            return -1
-        code = int(digits, 16)
-        if self._hi:  # json.loads: a pair makes one character; a lone half stays as it is
-            high, self._hi = self._hi, 0
-            if 0xDC00 <= code <= 0xDFFF:
-                chunks.append(chr(0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00)))
-                return j + 6
-            chunks.append(chr(high))
-        if 0xD800 <= code <= 0xDBFF:
-            self._hi = code
+        reader = self._str
+        end = reader.read(s, i, self._base)
+        if end < 0:
+            return len(s)
+        if self._in_key:
+            self._key = reader.so_far()
+            self._state = COLON
         else:
-            chunks.append(chr(code))
-        return j + 6
+            new = reader.new_text()
+            if new:
+                events.append(JSONStringDelta(self._spath, new))
+            self._put(reader.so_far(), events, self._spath)
+        return end
 
     def _begin_string(self, is_key: bool) -> None:
-        self._state = _STRING
+        self._state = STRING
         self._in_key = is_key
-        self._chunks = []
-        self._sent = 0
-        self._hi = 0
+        self._str = StringReader()
         if not is_key:
             self._spath = self._child_path()
-
-    def _end_string(self, events: list[JSONDelta]) -> None:
-        chunks = self._chunks
-        text = "".join(chunks)
-        if self._in_key:
-            self._key = text
-            self._state = _COLON
-        else:
-            if len(chunks) > self._sent:
-                events.append(JSONStringDelta(self._spath, "".join(chunks[self._sent :])))
-            self._put(text, self._spath, events)
-        self._chunks = []
-
-    def _report_growth(self, events: list[JSONDelta]) -> None:
-        """At the end of a feed inside a string value: report what it gained."""
-        chunks, sent = self._chunks, self._sent
-        if len(chunks) > sent:
-            new = chunks[sent] if len(chunks) == sent + 1 else "".join(chunks[sent:])
-            del chunks[sent + 1 :]
-            chunks[sent] = new
-            self._sent = sent + 1
-            events.append(JSONStringDelta(self._spath, new))
 
     def _number(self, s: str, i: int, events: list[JSONDelta]) -> int:
         """Go on reading a number through the automaton; return where reading goes on."""
@@ -471,7 +349,7 @@ class PartialJSON:
         q = self._nq
         j = i
         while j < n:
-            nxt = _NUM_TABLE[q].get(s[j])
+            nxt = NUM_TABLE[q].get(s[j])
             if nxt is None:
                 break
             q = nxt
@@ -481,9 +359,9 @@ class PartialJSON:
         self._nq = q
         if j == n:
             return n
-        if q not in _NUM_ACCEPT:
-            raise self._fail(j, _NUM_EXPECTED[q], s[j])
-        if q == 2 and s[j] in _DIGITS:
+        if q not in NUM_ACCEPT:
+            raise self._fail(j, NUM_EXPECTED[q], s[j])
+        if q == 2 and s[j] in DIGITS:
             raise self._fail(j, "expected '.', 'e' or the end of the number after a leading "
                              "'0' (no leading zeros)", s[j])
         self._finish_number(events)
@@ -492,8 +370,8 @@ class PartialJSON:
     def _finish_number(self, events: list[JSONDelta]) -> None:
         text = "".join(self._nparts)
         self._nparts = []
-        number = self._int(text, self._nat) if self._nq in _NUM_INT else float(text)
-        self._put(number, self._child_path(), events)
+        number = self._int(text, self._nat) if self._nq in NUM_INT else float(text)
+        self._put(number, events)
 
     def _int(self, text: str, at: int) -> int:
         try:
@@ -505,7 +383,7 @@ class PartialJSON:
 
     def _literal(self, s: str, i: int, events: list[JSONDelta]) -> int:
         """Go on reading ``true``, ``false`` or ``null``; return where reading goes on."""
-        word, value = _WORDS[self._word]
+        word, value = WORDS[self._word]
         p, n = self._wpos, len(s)
         while p < len(word) and i < n:
             if s[i] != word[p]:
@@ -514,7 +392,7 @@ class PartialJSON:
             i += 1
         self._wpos = p
         if p == len(word):
-            self._put(value, self._child_path(), events)
+            self._put(value, events)
         return i
 
     # -- the value tree -------------------------------------------------------------
@@ -528,23 +406,30 @@ class PartialJSON:
             return (*self._paths[-1], len(top) - self._placed)
         return (*self._paths[-1], self._key)
 
-    def _put(self, value: Any, path: JSONPath, events: list[JSONDelta]) -> None:
-        """Store a completed scalar at ``path`` (where the reader is) and report it."""
+    def _put(self, value: Any, events: list[JSONDelta], path: JSONPath | None = None) -> None:
+        """Store a completed scalar where the reader is and report it (at ``path`` if known)."""
         stack = self._stack
         if stack:
             top = stack[-1]
             if type(top) is list:
                 if self._placed:
                     top[-1] = value
+                    self._placed = False
                 else:
                     top.append(value)
+                if path is None:
+                    path = (*self._paths[-1], len(top) - 1)
             else:
-                top[self._key] = value  # type: ignore[call-overload]
-            self._placed = False
-            self._state = _AFTER
+                key = self._key
+                top[key] = value  # type: ignore[call-overload]
+                self._placed = False
+                if path is None:
+                    path = (*self._paths[-1], key)
+            self._state = AFTER
         else:
             self._root = value
-            self._state = _END
+            self._state = END
+            path = ()
         events.append(JSONValue(path, value))
 
     def _open(self, container: dict[str, Any] | list[Any]) -> None:
@@ -561,12 +446,12 @@ class PartialJSON:
             self._root = container
         stack.append(container)
         self._paths.append(path)
-        self._state = _KEY_OR_CLOSE if type(container) is dict else _VALUE_OR_CLOSE
+        self._state = KEY_OR_CLOSE if type(container) is dict else VALUE_OR_CLOSE
 
     def _close_container(self, events: list[JSONDelta]) -> None:
         container = self._stack.pop()
         events.append(JSONValue(self._paths.pop(), container))
-        self._state = _AFTER if self._stack else _END
+        self._state = AFTER if self._stack else END
 
     def _settle(self) -> None:
         """Show the pending scalar in the tree, or take it out, as jiter would.
@@ -579,26 +464,22 @@ class PartialJSON:
         """
         self._stale = False
         state = self._state
-        shown: Any = _ABSENT
-        if state == _NUMBER and self._nq in _NUM_ACCEPT:
+        shown: Any = ABSENT
+        if state == NUMBER and self._nq in NUM_ACCEPT:
             text = "".join(self._nparts)
             self._nparts = [text]
             with contextlib.suppress(ValueError):  # too many digits: jiter gives up too
-                shown = int(text) if self._nq in _NUM_INT else float(text)
-        elif state == _STRING and self._partial_strings and not self._in_key:
-            chunks = self._chunks
-            shown = "".join(chunks)
-            if len(chunks) > 1:
-                chunks[:] = [shown]
-                self._sent = 1
+                shown = int(text) if self._nq in NUM_INT else float(text)
+        elif state == STRING and self._partial_strings and not self._in_key:
+            shown = self._str.so_far()
         stack = self._stack
         if not stack:
-            if state != _END:
-                self._root = None if shown is _ABSENT else shown
+            if state != END:
+                self._root = None if shown is ABSENT else shown
             return
         top = stack[-1]
         if type(top) is list:
-            if shown is _ABSENT:
+            if shown is ABSENT:
                 if self._placed:
                     top.pop()
             elif self._placed:
@@ -607,31 +488,31 @@ class PartialJSON:
                 top.append(shown)
         else:
             key = self._key
-            if shown is _ABSENT:
+            if shown is ABSENT:
                 if self._placed:
-                    if self._saved is _ABSENT:
+                    if self._saved is ABSENT:
                         del top[key]  # type: ignore[arg-type]
                     else:
                         top[key] = self._saved  # type: ignore[call-overload]
             else:
                 if not self._placed:
-                    self._saved = top.get(key, _ABSENT)  # type: ignore[union-attr]
+                    self._saved = top.get(key, ABSENT)  # type: ignore[union-attr]
                 top[key] = shown  # type: ignore[call-overload]
-        self._placed = shown is not _ABSENT
+        self._placed = shown is not ABSENT
 
     # -- errors ---------------------------------------------------------------------
 
     def _expected(self) -> str:
         state = self._state
-        if state == _AFTER:
+        if state == AFTER:
             if type(self._stack[-1]) is dict:
                 return "expected ',' or '}' after an object member"
             return "expected ',' or ']' after an array element"
-        if state == _NUMBER:
-            return _NUM_EXPECTED.get(self._nq, "expected the rest of the number")
-        if state == _LITERAL:
-            return f"expected {_WORDS[self._word][0]!r}"
-        return _EXPECTED[state]
+        if state == NUMBER:
+            return NUM_EXPECTED.get(self._nq, "expected the rest of the number")
+        if state == LITERAL:
+            return f"expected {WORDS[self._word][0]!r}"
+        return EXPECTED[state]
 
     def _fail(self, i: int, expected: str, got: str) -> JSONStreamError:
         return JSONStreamError(self._base + i, expected, repr(got))
