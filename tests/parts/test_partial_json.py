@@ -624,8 +624,15 @@ def test_events_are_frozen_slotted_values() -> None:
 
 def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     page = (ROOT / "docs" / "live-tool-input.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```python\n(.*?)^```", page, flags=re.M | re.S)
-    assert blocks
-    exec(compile(blocks[0], "docs/live-tool-input.md", "exec"), {"__name__": "__main__"})
-    out = capsys.readouterr().out
-    assert 'print("hello, world")' in out
+    code = re.findall(r"^```python\n(.*?)^```", page, flags=re.M | re.S)[0]
+    printed = re.findall(r"^prints\n\n```\n(.*?)^```", page, flags=re.M | re.S)[0]
+    exec(compile(code, "docs/live-tool-input.md", "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out == printed
+
+
+def test_the_docs_error_example() -> None:
+    page = (ROOT / "docs" / "live-tool-input.md").read_text(encoding="utf-8")
+    text, message = re.findall(r"^`(.*)`:\n\n```\n(invalid JSON.*)\n```", page, flags=re.M)[0]
+    with pytest.raises(JSONStreamError) as info:
+        PartialJSON().feed(text)
+    assert str(info.value) == message
