@@ -33,7 +33,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS_MD = REPO_ROOT / "docs" / "benchmarks.md"
 
 #: Where each section goes in ``docs/benchmarks.md``, top to bottom.
-SECTION_ORDER = ("intro", "parser", "peer_correctness", "chat", "responses", "messages")
+SECTION_ORDER = ("intro", "parser", "peer_correctness", "chat", "responses", "messages",
+                 "partial_json")
 
 _DEFAULT_HEADER = "# Benchmarks\n"
 
