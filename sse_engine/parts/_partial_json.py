@@ -10,11 +10,12 @@ and reports what changed as events, so a UI can show a file's content as it
 arrives.
 
 How it reads: structure (brackets, commas, colons, whitespace) is handled one
-character at a time; runs of plain string characters are taken by one regex
-match; a number or string that lies entirely inside one fragment is taken by
-one regex match too. Only a token cut by a fragment boundary goes through the
-slow paths (the number automaton, the literal compare, the escape carry),
-which keep just enough state to resume.
+character at a time; a string, number or literal that lies whole in one
+fragment is taken by one regex match (strings are decoded by the C routine of
+``json.loads``). A string cut by a fragment boundary goes to a
+:class:`~sse_engine.parts._json_string.StringReader`, which decodes it run by
+run; a number or literal cut by one goes through the number automaton or a
+character compare. Each keeps just enough state to resume.
 """
 
 from __future__ import annotations
@@ -71,16 +72,20 @@ class PartialJSON:
     :param partial_strings: if true, :attr:`value` also shows the string that is
         still arriving (as ``jiter``'s ``partial_mode="trailing-strings"``); by
         default it leaves it out until its closing quote (``partial_mode=True``).
+    :param max_depth: how deeply objects and arrays may nest; an opening bracket
+        beyond it raises :class:`~sse_engine.parts.JSONStreamError` (jiter stops
+        at 200, ``json.loads`` near the recursion limit).
     """
 
     __slots__ = (
-        "_base", "_closed", "_error", "_in_key", "_key", "_nat", "_nparts", "_nq",
+        "_base", "_closed", "_error", "_in_key", "_key", "_max_depth", "_nat", "_nparts", "_nq",
         "_partial_strings", "_parts", "_paths", "_placed", "_root", "_saved", "_spath", "_stack",
         "_stale", "_state", "_str", "_word", "_wpos",
     )
 
-    def __init__(self, *, partial_strings: bool = False) -> None:
+    def __init__(self, *, partial_strings: bool = False, max_depth: int = 256) -> None:
         self._partial_strings = partial_strings
+        self._max_depth = max_depth
         self._state: int = VALUE
         self._stack: list[dict[str, Any] | list[Any]] = []  # the open containers, outermost first
         self._paths: list[JSONPath] = []  # the path of each open container
@@ -111,14 +116,15 @@ class PartialJSON:
     def value(self) -> Any:
         """The value read so far: the live tree, updated in place; do not mutate it.
 
-        Equal to ``jiter.from_json(text.encode(), partial_mode=True)`` wherever jiter
-        returns a value (with ``partial_strings=True``: ``"trailing-strings"``), and to
-        ``json.loads(text)`` once :attr:`done`. Open containers are present from
-        their opening bracket; completed items are added as they complete; an
-        unfinished number is shown when what has arrived is a valid number (``12``
-        but not ``12.``); an unfinished literal, object key or (by default)
-        string is left out. ``None`` before a value has started or while a
-        top-level scalar cannot be shown yet.
+        For a prefix of valid JSON, equal to ``jiter.from_json(text.encode(),
+        partial_mode=True)`` wherever jiter returns a value (``"trailing-strings"``
+        with ``partial_strings=True``), and to ``json.loads(text)`` once
+        :attr:`done`. Open containers are present from their opening bracket;
+        completed items are added as they complete; an unfinished number is
+        shown when what has arrived is a valid number (``12`` but not ``12.``);
+        an unfinished literal, object key or (by default) string is left out.
+        ``None`` before a value has started or while a top-level scalar cannot
+        be shown yet.
 
         Reading it costs O(1) (plus the length of an unfinished number or, with
         ``partial_strings``, of the unfinished string): the same objects are
@@ -289,6 +295,9 @@ class PartialJSON:
             self._begin_string(False)
             return i + 1
         if c == "{" or c == "[":
+            if len(self._stack) >= self._max_depth:
+                raise self._fail(i, f"expected at most {self._max_depth} levels of nesting "
+                                 "(max_depth)", c)
             self._open({} if c == "{" else [])
             return i + 1
         if c == "-" or "0" <= c <= "9":

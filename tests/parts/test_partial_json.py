@@ -17,8 +17,9 @@ import json
 import math
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 import jiter
@@ -77,7 +78,11 @@ def feed_all(
     return pj, events
 
 
-def jiter_partial(prefix: str, mode: bool | str) -> Any:
+Mode = Literal[True, False, "trailing-strings"]
+MODES: tuple[Mode, Mode] = (True, "trailing-strings")  # PartialJSON(), partial_strings=True
+
+
+def jiter_partial(prefix: str, mode: Mode) -> Any:
     try:
         return jiter.from_json(prefix.encode("utf-8", "surrogatepass"), partial_mode=mode)
     except ValueError:
@@ -185,7 +190,7 @@ def test_value_after_every_fragment_matches_jiter(text: str, cuts: list[int]) ->
         events += got
         seen += len(fragment)
         prefix = text[:seen]
-        for pj, mode in ((plain, True), (partial, "trailing-strings")):
+        for pj, mode in zip((plain, partial), MODES, strict=True):
             want = jiter_partial(prefix, mode)
             if want is not _NO_VALUE:
                 assert same(pj.value, want), (prefix, mode, pj.value, want)
@@ -339,9 +344,9 @@ PREFIXES: dict[str, tuple[Any, Any]] = {
 def test_value_of_an_incomplete_text(prefix: str, one_char_at_a_time: bool) -> None:
     want, want_partial = PREFIXES[prefix]
     fragments = list(prefix) if one_char_at_a_time else [prefix]
-    for kwargs, expected, mode in (({}, want, True),
-                                   ({"partial_strings": True}, want_partial, "trailing-strings")):
-        pj, _ = feed_all(fragments, **kwargs)
+    for partial_strings, expected, mode in zip((False, True), (want, want_partial), MODES,
+                                               strict=True):
+        pj, _ = feed_all(fragments, partial_strings=partial_strings)
         assert same(pj.value, expected)
         assert not pj.done
         jv = jiter_partial(prefix, mode)
@@ -539,6 +544,19 @@ def test_error_names_the_offset_and_the_expectation(text: str, offset: int, mess
         assert info.value.offset == offset
 
 
+def test_nesting_is_limited_by_max_depth() -> None:
+    pj, _ = feed_all(["[" * 256, "]" * 256], close=True)
+    assert pj.done
+    pj = PartialJSON()
+    with pytest.raises(JSONStreamError, match=r"^invalid JSON at offset 256: expected at most "
+                       r"256 levels of nesting \(max_depth\), got '\{'$"):
+        pj.feed("[" * 256 + "{")
+    pj = PartialJSON(max_depth=2)
+    pj.feed('{"a": [1, ')
+    with pytest.raises(JSONStreamError, match="offset 10: expected at most 2 levels"):
+        pj.feed("[]")
+
+
 def test_trailing_whitespace_is_fine_and_anything_else_is_not() -> None:
     pj = PartialJSON()
     pj.feed(' {"a": [1]} \n\t\r ')
@@ -555,7 +573,8 @@ def test_the_error_is_sticky() -> None:
     pj.feed('{"a": ')
     with pytest.raises(JSONStreamError) as info:
         pj.feed("[1, }")
-    for call in (lambda: pj.feed("1}"), lambda: pj.feed(""), pj.close):
+    calls: list[Callable[[], object]] = [lambda: pj.feed("1}"), lambda: pj.feed(""), pj.close]
+    for call in calls:
         with pytest.raises(JSONStreamError) as again:
             call()
         assert again.value is info.value
@@ -632,7 +651,7 @@ def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_the_docs_error_example() -> None:
     page = (ROOT / "docs" / "live-tool-input.md").read_text(encoding="utf-8")
-    text, message = re.findall(r"^`(.*)`:\n\n```\n(invalid JSON.*)\n```", page, flags=re.M)[0]
+    text, message = re.findall(r"for `(.*)`:\n\n```\n(invalid JSON.*)\n```", page)[0]
     with pytest.raises(JSONStreamError) as info:
         PartialJSON().feed(text)
     assert str(info.value) == message
