@@ -66,3 +66,6 @@ class JSONStreamError(SSEEngineError, ValueError):
         self.offset = offset
         self.expected = expected
         self.got = got
+
+    def __reduce__(self) -> tuple[type[JSONStreamError], tuple[int, str, str]]:
+        return (type(self), (self.offset, self.expected, self.got))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import pickle
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -587,6 +588,8 @@ def test_the_error_class() -> None:
     err = JSONStreamError(3, "expected x", "'y'")
     assert (err.offset, err.expected, err.got) == (3, "expected x", "'y'")
     assert str(err) == "invalid JSON at offset 3: expected x, got 'y'"
+    again = pickle.loads(pickle.dumps(err))
+    assert (type(again), str(again), again.offset) == (JSONStreamError, str(err), 3)
 
 
 # -- reading once ---------------------------------------------------------------------------------
@@ -635,6 +638,8 @@ def test_events_are_frozen_slotted_values() -> None:
         event.text = "y"  # type: ignore[misc]
     assert not hasattr(event, "__dict__")
     assert JSONValue((), 1) == JSONValue((), 1)
+    for item in (event, JSONValue(("a",), {"b": [1, None]})):
+        assert pickle.loads(pickle.dumps(item)) == item
     assert "PartialJSON reading" in repr(PartialJSON())
 
 
