@@ -9,6 +9,14 @@ Completions, Responses and Messages. See ``docs/parts.md``.
 from __future__ import annotations
 
 from sse_engine._public import publish as _publish
+from sse_engine.parts._json_events import (
+    JSONDelta,
+    JSONPath,
+    JSONStreamError,
+    JSONStringDelta,
+    JSONValue,
+)
+from sse_engine.parts._partial_json import PartialJSON
 from sse_engine.parts._parts import (
     FINISH_REASONS,
     Finish,
@@ -31,7 +39,13 @@ __all__ = [
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
+    "JSONDelta",
+    "JSONPath",
+    "JSONStreamError",
+    "JSONStringDelta",
+    "JSONValue",
     "Part",
+    "PartialJSON",
     "ReasoningDelta",
     "RefusalDelta",
     "Restart",
