@@ -30,22 +30,26 @@ class HeaderMap(Mapping[str, str]):
 
     Names are kept lower-cased (``list(lane.headers)`` gives ``content-type``,
     not ``Content-Type``); a header sent several times reads as its values
-    joined with ``", "``, as HTTP allows for list-valued headers.
+    joined with ``", "``, as HTTP allows for list-valued headers (``first``
+    gives the first one, for a header that has one value).
     """
 
     __slots__ = ("_map",)
 
     def __init__(self, headers: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
         pairs = headers.items() if isinstance(headers, Mapping) else headers
-        merged: dict[str, str] = {}
+        values: dict[str, list[str]] = {}
         for name, value in pairs:
-            key = str(name).lower()
-            text = str(value)
-            merged[key] = f"{merged[key]}, {text}" if key in merged else text
-        self._map = merged
+            values.setdefault(str(name).lower(), []).append(str(value))
+        self._map = values
 
     def __getitem__(self, name: str) -> str:
-        return self._map[name.lower()]
+        return ", ".join(self._map[name.lower()])
+
+    def first(self, name: str) -> str | None:
+        """The first value of a header sent once or more (for single-valued headers), or None."""
+        values = self._map.get(name.lower())
+        return values[0] if values else None
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._map
@@ -57,7 +61,14 @@ class HeaderMap(Mapping[str, str]):
         return len(self._map)
 
     def __repr__(self) -> str:
-        return f"HeaderMap({self._map!r})"
+        return f"HeaderMap({dict(self)!r})"
+
+
+def _first(headers: Mapping[str, str], name: str) -> str | None:
+    """The first value of a single-valued header (a :class:`HeaderMap` keeps them all)."""
+    if isinstance(headers, HeaderMap):
+        return headers.first(name)
+    return headers.get(name)
 
 
 def _seconds(text: str, scale: float) -> float | None:
@@ -78,18 +89,18 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
     engine never reads a clock). A value that is negative, not a number or
     not finite reads as None.
     """
-    millis = headers.get("retry-after-ms")
+    millis = _first(headers, "retry-after-ms")
     if millis is not None:
         seconds = _seconds(millis, 0.001)
         if seconds is not None:
             return seconds
-    value = headers.get("retry-after")
+    value = _first(headers, "retry-after")
     if value is None:
         return None
     value = value.strip()
     if value.isascii() and value.isdigit():
         return _seconds(value, 1.0)
-    date = headers.get("date")
+    date = _first(headers, "date")
     if date is None:
         return None
     try:
@@ -102,7 +113,7 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
 
 def request_id(headers: Mapping[str, str]) -> str | None:
     """The server's id for the request: ``x-request-id`` (OpenAI), else ``request-id``."""
-    return headers.get("x-request-id") or headers.get("request-id") or None
+    return _first(headers, "x-request-id") or _first(headers, "request-id") or None
 
 
 def dropped_params(headers: Mapping[str, str]) -> list[str]:

@@ -16,8 +16,14 @@ from typing import Any, Generic, NoReturn, TypeVar, overload
 
 import attrs
 
-from sse_engine import _headers
 from sse_engine._errors import EventTooLarge, ProtocolError, UsageError
+from sse_engine._headers import (
+    DROPPED_PARAMS_HEADER,
+    HeaderMap,
+    dropped_params,
+    request_id,
+    retry_after,
+)
 from sse_engine._json import describe
 from sse_engine._lane_events import (
     FrameItem,
@@ -65,7 +71,7 @@ class Lane(LaneReports, Generic[S]):
     terminal_event_name = "the terminal event"
     # Rarely set state lives on the class until an instance needs its own, so
     # an idle lane stays small (a gateway holds thousands).
-    _headers: _headers.HeaderMap | None = None
+    _headers: Mapping[str, str] | None = None  # a HeaderMap once start() gave headers
     def __init__(
         self,
         *,
@@ -155,7 +161,7 @@ class Lane(LaneReports, Generic[S]):
         that a tool it asked for was never offered to the model. Empty when
         the header is absent.
         """
-        return _headers.dropped_params(self.headers)
+        return dropped_params(self._headers) if self._headers is not None else []
 
     # -- the public cycle ----------------------------------------------------
 
@@ -173,8 +179,8 @@ class Lane(LaneReports, Generic[S]):
             raise UsageError("start() must come before any feed() or close()")
         self._status = status
         if headers is not None:
-            self._headers = _headers.HeaderMap(headers)
-        content_type = self._content_type = _content_type(self.headers)
+            self._headers = HeaderMap(headers)
+        content_type = self._content_type = _content_type(self._headers)
         if not 200 <= status < 300 or content_type not in (None, "text/event-stream"):
             self._state = _ERROR_BODY
         else:
@@ -184,7 +190,7 @@ class Lane(LaneReports, Generic[S]):
             self._warn(
                 "dropped_params",
                 f"the gateway removed {', '.join(dropped)} from the request "
-                f"({_headers.DROPPED_PARAMS_HEADER}): the model was never offered them",
+                f"({DROPPED_PARAMS_HEADER}): the model was never offered them",
             )
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[LaneEvent]:
@@ -292,13 +298,13 @@ class Lane(LaneReports, Generic[S]):
         headers = self._headers
         if error is None or headers is None:
             return error
-        retry_after = error.retry_after
-        if retry_after is None:
-            retry_after = _headers.retry_after(headers)
-        request_id = error.request_id or _headers.request_id(headers)
-        if retry_after == error.retry_after and request_id == error.request_id:
+        wait = error.retry_after
+        if wait is None:
+            wait = retry_after(headers)
+        ident = error.request_id or request_id(headers)
+        if wait == error.retry_after and ident == error.request_id:
             return error
-        return attrs.evolve(error, retry_after=retry_after, request_id=request_id)
+        return attrs.evolve(error, retry_after=wait, request_id=ident)
 
     def _decode(self, sse: ServerSentEvent) -> Any:
         """The event's data as JSON; bad JSON is a ProtocolError that says where."""
@@ -432,11 +438,19 @@ class Lane(LaneReports, Generic[S]):
         return out
 
 
-_NO_HEADERS: Mapping[str, str] = _headers.HeaderMap()
+_NO_HEADERS: Mapping[str, str] = HeaderMap()
 
 
-def _content_type(headers: Mapping[str, str]) -> str | None:
-    value = headers.get("content-type")
+def _content_type(headers: Headers | None) -> str | None:
+    """The media type of ``Content-Type`` (lower-cased, no parameters), or None.
+
+    A header sent twice reads as its first value.
+    """
+    if headers is None:
+        return None
+    if not isinstance(headers, HeaderMap):
+        headers = HeaderMap(headers)
+    value = headers.first("content-type")
     return None if value is None else value.split(";", 1)[0].strip().lower()
 
 

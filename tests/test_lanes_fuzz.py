@@ -63,7 +63,7 @@ def run(
     except ProtocolError as exc:  # any other exception fails the test as it escapes
         events += exc.events
         failure = type(exc).__name__
-        assert exc.events and isinstance(exc.events[-1], StreamEnd) or any(
+        assert (exc.events and isinstance(exc.events[-1], StreamEnd)) or any(
             isinstance(e, StreamEnd) for e in events[: len(events) - len(exc.events)]
         )
     ends = [e for e in events if isinstance(e, StreamEnd)]

@@ -237,7 +237,7 @@ class MessageSnapshot:
         """The ``message`` object the API (and the SDK's ``get_final_message()``) gives.
 
         A fresh plain JSON copy on every call: NaN, Infinity and nesting
-        deeper than ``sse_engine._json.MAX_DEPTH`` become null (a
+        deeper than 256 levels become null (a
         ``not_plain_json`` warning). Tool inputs are parsed; one whose JSON
         does not parse keeps its start value (``{}``) and its block's
         ``input_error`` says why.

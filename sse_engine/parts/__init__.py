@@ -8,6 +8,15 @@ Completions, Responses and Messages. See ``docs/parts.md``.
 
 from __future__ import annotations
 
+from sse_engine._public import publish as _publish
+from sse_engine.parts._json_events import (
+    JSONDelta,
+    JSONPath,
+    JSONStreamError,
+    JSONStringDelta,
+    JSONValue,
+)
+from sse_engine.parts._partial_json import PartialJSON
 from sse_engine.parts._parts import (
     FINISH_REASONS,
     Finish,
@@ -30,7 +39,13 @@ __all__ = [
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
+    "JSONDelta",
+    "JSONPath",
+    "JSONStreamError",
+    "JSONStringDelta",
+    "JSONValue",
     "Part",
+    "PartialJSON",
     "ReasoningDelta",
     "RefusalDelta",
     "Restart",
@@ -43,3 +58,5 @@ __all__ = [
     "Usage",
     "UsageUpdate",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

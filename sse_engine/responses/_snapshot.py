@@ -4,7 +4,7 @@ Text grows as a list of pieces joined only when read (a long answer costs
 linear time, not a re-copy per delta). Every ``.done`` event and the terminal
 payload replace what the deltas built: they are authoritative. ``to_api()``
 assembles the object sharing the snapshot's values, then returns one plain
-JSON copy of it (``sse_engine._json.plain_json``): fresh, and accepted by
+JSON copy of it (made without recursion): fresh, and accepted by
 ``json.dumps(..., allow_nan=False)`` whatever the payloads held.
 """
 
@@ -408,7 +408,7 @@ class ResponseSnapshot:
         from the items only when it has none. Before: the latest lifecycle
         object with ``output`` rebuilt from the items streamed so far. Plain
         JSON whatever the payloads held: NaN, Infinity and nesting deeper than
-        ``sse_engine._json.MAX_DEPTH`` become null (a ``not_plain_json`` warning).
+        256 levels become null (a ``not_plain_json`` warning).
         """
         response: dict[str, Any] = (
             {"object": "response"} if self.response is None else dict(self.response)
