@@ -1,0 +1,59 @@
+"""What every lane's translator shares: the handler table, the end, a restart.
+
+A translator turns one lane's events into parts by calling the
+:class:`~sse_engine.parts._builder.PartBuilder`. Each lane has one, in
+``_from_<lane>.py``: a :class:`Translator` subclass with a table from the
+lane's event classes to its handlers (an event class it has no row for makes
+no part) and a table from the lane's own finish reasons to the unified ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from sse_engine._lane import Lane, StreamEnd, StreamRestarted
+from sse_engine.parts._builder import PartBuilder
+from sse_engine.parts._parts import FinishReason
+
+__all__ = ["Handler", "Translator"]
+
+Handler = Callable[[Any, Any], None]
+
+
+class Translator:
+    """Turns one lane's events into parts; one instance per stream (a restart makes a new one).
+
+    Subclasses set ``HANDLERS`` (event class -> handler, with :data:`BASE_HANDLERS`
+    merged in), ``REASONS`` (the lane's finish reason -> the unified one),
+    implement :meth:`raw_reasons` and set up their state in :meth:`_setup`.
+    """
+
+    HANDLERS: ClassVar[dict[type, Handler]]
+    REASONS: ClassVar[Mapping[str, FinishReason]]
+
+    def __init__(self, lane: Lane[Any], builder: PartBuilder) -> None:
+        self.lane = lane
+        self.builder = builder
+        self._setup()
+
+    def _setup(self) -> None:
+        """Set up the translator's own state (again after a restart)."""
+
+    def raw_reasons(self) -> Mapping[int, str | None]:
+        """Each choice's own finish reason as the lane has it (None: none was given)."""
+        raise NotImplementedError
+
+    def on_end(self, event: StreamEnd) -> None:
+        self.builder.finish(event.outcome, event.error, self.raw_reasons(), self.REASONS)
+
+    def on_restart(self, event: StreamRestarted) -> None:
+        self.builder.restart(event.reason)
+        self._setup()
+
+
+#: The rows every translator's table has.
+BASE_HANDLERS: dict[type, Handler] = {
+    StreamEnd: Translator.on_end,
+    StreamRestarted: Translator.on_restart,
+}
