@@ -139,7 +139,7 @@ class ToolCall:
         if self._broken:
             return
         text = pieces[fed] if len(pieces) - fed == 1 else "".join(islice(pieces, fed, None))
-        from sse_engine.parts._partial_json import JSONStreamError
+        from sse_engine.parts._json_events import JSONStreamError
 
         try:
             self._reader.feed(text)

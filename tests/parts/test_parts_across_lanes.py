@@ -20,6 +20,7 @@ is lane-specific by nature (each exception is named where it is normalised):
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -50,7 +51,7 @@ def read(lane: str, data: bytes, cuts: list[int]) -> tuple[list[Part], PartStrea
     stream = PartStream(LANES[lane]())
     parts: list[Part] = []
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(data)), len(data)]
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         parts += stream.feed(data[a:b])
     parts += stream.close()
     return parts, stream

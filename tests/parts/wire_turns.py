@@ -12,6 +12,7 @@ last thing the turn was writing open, then the stream fails or simply stops.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,8 +20,12 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from sse_engine import encode_chat_done, encode_chat_event, encode_messages_event
-from sse_engine import encode_responses_event
+from sse_engine import (
+    encode_chat_done,
+    encode_chat_event,
+    encode_messages_event,
+    encode_responses_event,
+)
 
 ENDINGS = ("stop", "length", "tool_calls", "error", "truncated")
 ERROR_MESSAGE = "the upstream model failed"
@@ -72,7 +77,7 @@ _json_values = st.recursive(
 def _fragments(draw: st.DrawFn, text: str) -> tuple[str, ...]:
     cuts = sorted(draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=4)))
     bounds = [0, *(c for c in cuts if c < len(text)), len(text)]
-    return tuple(text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a)
+    return tuple(text[a:b] for a, b in itertools.pairwise(bounds) if b > a)
 
 
 @st.composite
