@@ -70,7 +70,7 @@ class ChatParts(Translator):
     lane: ChatCompletionsLane
 
     def _setup(self) -> None:
-        self._identified = False
+        self.handlers = self.HANDLERS
         # (choice, tool_index) -> the call and its index in the turn.
         self._calls: dict[tuple[int, int], tuple[ToolCall, int]] = {}
         self._legacy: dict[int, tuple[ToolCall, int]] = {}
@@ -82,10 +82,10 @@ class ChatParts(Translator):
         return {index: choice.finish_reason for index, choice in snap.choices.items()}
 
     def _chunk(self, event: ChatChunk) -> None:
-        if not self._identified:
-            snap = self.lane.snapshot
-            self.builder.identify(snap.id, snap.model)
-            self._identified = snap.id is not None and snap.model is not None
+        snap = self.lane.snapshot
+        self.builder.identify(snap.id, snap.model)
+        if snap.id is not None and snap.model is not None:
+            self.handlers = _AFTER_IDENTITY  # every chunk after this needs no look
 
     def _content(self, event: ChatContentDelta) -> None:
         self.builder.text(event.text, event.choice_index)
@@ -159,3 +159,4 @@ ChatParts.HANDLERS = {
     ChatFunctionCallDone: ChatParts._function_done,
     ChatUsage: ChatParts._usage,
 }
+_AFTER_IDENTITY = {k: v for k, v in ChatParts.HANDLERS.items() if k is not ChatChunk}

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from sse_engine.parts._builder import PartBuilder
 from sse_engine.parts._parts import FinishReason, Usage
 from sse_engine.parts._translator import BASE_HANDLERS, Translator
 from sse_engine.parts._turn import ToolCall, joined
@@ -73,13 +72,12 @@ CALL_ITEMS: Final[dict[str, _CallKind]] = {
     "kindo_call": _CallKind("arguments", server=True),
 }
 
-# Where a piece of text goes: one row per kind of content part.
-_Emit = Callable[[PartBuilder, str, object], None]
-_CHANNELS: Final[dict[str, _Emit]] = {
-    "output_text": lambda b, text, key: b.text(text),
-    "refusal": lambda b, text, key: b.refusal(text),
-    "reasoning_text": lambda b, text, key: b.reasoning(text, 0, key),
-    "summary_text": lambda b, text, key: b.reasoning(text, 0, key),
+# Where the text of each kind of content part goes: the builder method's name.
+_CHANNELS: Final[dict[str, str]] = {
+    "output_text": "text",
+    "refusal": "refusal",
+    "reasoning_text": "reasoning",
+    "summary_text": "reasoning",
 }
 # The content part type each delta / done event is about.
 _PART_TYPES: Final[dict[str, str]] = {
@@ -124,6 +122,11 @@ class ResponsesParts(Translator):
     lane: ResponsesLane
 
     def _setup(self) -> None:
+        builder = self.builder
+        # Each content delta's type -> the builder method its text goes to.
+        self._emitters: dict[str, Callable[[str, int, object], None]] = {
+            kind: getattr(builder, _CHANNELS[part]) for kind, part in _PART_TYPES.items()
+        }
         self._calls: dict[int, tuple[ToolCall, int]] = {}
         self._streamed: dict[_Key, list[str]] = {}
         self._ids: dict[str, int] = {}
@@ -246,15 +249,22 @@ class ResponsesParts(Translator):
             self._streamed[key] = [text]
         else:
             pieces.append(text)
-        _CHANNELS[kind](self.builder, text, key)
+        getattr(self.builder, _CHANNELS[kind])(text, 0, key)
 
     # -- content -----------------------------------------------------------------------
 
     def _content_delta(self, event: ResponseContentDeltaEvent) -> None:
+        # The hot path: _emit, inline.
         index = event.output_index
         if index is not None:
-            self._emit((index, "content", event.content_index), event.delta,
-                       _PART_TYPES[event.type])
+            key = (index, "content", event.content_index)
+            text = event.delta
+            pieces = self._streamed.get(key)
+            if pieces is None:
+                self._streamed[key] = [text]
+            else:
+                pieces.append(text)
+            self._emitters[event.type](text, 0, key)
 
     def _text_done(self, event: ResponseTextDoneEvent) -> None:
         if event.output_index is not None:
@@ -271,9 +281,16 @@ class ResponsesParts(Translator):
             self._settle_part((event.output_index, "content", event.content_index), event.part)
 
     def _summary_delta(self, event: ResponseSummaryTextDeltaEvent) -> None:
-        if event.output_index is not None:
-            key = (event.output_index, "summary", event.summary_index)
-            self._emit(key, event.delta, "summary_text")
+        index = event.output_index
+        if index is not None:
+            key = (index, "summary", event.summary_index)
+            text = event.delta
+            pieces = self._streamed.get(key)
+            if pieces is None:
+                self._streamed[key] = [text]
+            else:
+                pieces.append(text)
+            self.builder.reasoning(text, 0, key)
 
     def _summary_done(self, event: ResponseSummaryTextDoneEvent) -> None:
         if event.output_index is not None:

@@ -25,7 +25,7 @@ from sse_engine.parts._from_chat import ChatParts
 from sse_engine.parts._from_messages import MessagesParts
 from sse_engine.parts._from_responses import ResponsesParts
 from sse_engine.parts._parts import Finish, Part
-from sse_engine.parts._translator import Translator
+from sse_engine.parts._translator import Finished, Translator
 from sse_engine.parts._turn import Turn
 from sse_engine.responses import ResponsesLane
 
@@ -76,7 +76,6 @@ class PartStream:
         # Warnings found here (invalid tool input) join the lane's own, located like them.
         self._builder = PartBuilder(lane.json_loads, lane._warn, partial_strings)
         self._translator = kind(lane, self._builder)
-        self._handlers = kind.HANDLERS
         self._last: list[Part] = []
 
     # -- the lane's cycle, as parts ----------------------------------------------------
@@ -129,14 +128,15 @@ class PartStream:
         if builder.finished:
             return out
         builder.out = out
-        handlers = self._handlers
         translator = self._translator
-        for event in events:
-            handler = handlers.get(type(event))
-            if handler is not None:
-                handler(translator, event)
-                if builder.finished:
-                    break
+        handlers = translator.handlers
+        try:
+            for event in events:
+                handler = handlers.get(type(event))
+                if handler is not None:
+                    handler(translator, event)
+        except Finished:
+            pass
         self._last = out
         return out
 

@@ -16,9 +16,13 @@ from sse_engine._lane import Lane, StreamEnd, StreamRestarted
 from sse_engine.parts._builder import PartBuilder
 from sse_engine.parts._parts import FinishReason
 
-__all__ = ["Handler", "Translator"]
+__all__ = ["BASE_HANDLERS", "Finished", "Handler", "Translator"]
 
 Handler = Callable[[Any, Any], None]
+
+
+class Finished(Exception):
+    """Raised by a translator once it made the Finish part: the events after it make none."""
 
 
 class Translator:
@@ -35,6 +39,9 @@ class Translator:
     def __init__(self, lane: Lane[Any], builder: PartBuilder) -> None:
         self.lane = lane
         self.builder = builder
+        #: The table in use: a translator may switch to a smaller one once a row
+        #: has done its job (the caller reads it once per batch of events).
+        self.handlers = self.HANDLERS
         self._setup()
 
     def _setup(self) -> None:
@@ -46,6 +53,8 @@ class Translator:
 
     def on_end(self, event: StreamEnd) -> None:
         self.builder.finish(event.outcome, event.error, self.raw_reasons(), self.REASONS)
+        # Stops the caller's loop without a check per event (a try costs nothing in 3.11).
+        raise Finished
 
     def on_restart(self, event: StreamRestarted) -> None:
         self.builder.restart(event.reason)

@@ -159,10 +159,6 @@ class ToolCall:
 
     # -- what the parts layer does ---------------------------------------------------
 
-    def append(self, text: str) -> None:
-        """A fragment of the input arrived."""
-        self._pieces.append(text)
-
     def finish(self, arguments: str, input: Any, input_error: str | None) -> None:
         """The input is complete: ``arguments`` is authoritative, ``input`` its value."""
         pieces = self._pieces
