@@ -126,14 +126,11 @@ def _overhead(settings: Settings, log: Callable[[str], None]) -> tuple[list[list
                 overhead = best["parts"] / best["lane"] - 1
                 overheads.append(overhead)
                 n_events = data.count(b"\n\n")
-                rows.append([
-                    bench.lane.__name__, corpus, name, f"{n_events:,}",
-                    f"{len(data) / best['lane'] / 1e6:.1f}", f"{len(data) / best['parts'] / 1e6:.1f}",
-                    f"{overhead:+.0%}",
-                ])
-                log(f"  {bench.lane.__name__:<20} {corpus:<6} {name:<6} lane "
-                    f"{len(data) / best['lane'] / 1e6:5.1f} MB/s, parts "
-                    f"{len(data) / best['parts'] / 1e6:5.1f} MB/s: {overhead:+.0%}")
+                lane_mb, parts_mb = (len(data) / best[side] / 1e6 for side in ("lane", "parts"))
+                rows.append([bench.lane.__name__, corpus, name, f"{n_events:,}",
+                             f"{lane_mb:.1f}", f"{parts_mb:.1f}", f"{overhead:+.0%}"])
+                log(f"  {bench.lane.__name__:<20} {corpus:<6} {name:<6} lane {lane_mb:5.1f}"
+                    f" MB/s, parts {parts_mb:5.1f} MB/s: {overhead:+.0%}")
     return rows, overheads, problems
 
 

@@ -17,9 +17,10 @@ import attrs
 
 from sse_engine import encode_lane_events
 from sse_engine._outcome import Outcome
-from sse_engine.cli._inspect import LANE_TITLES, exit_status, inspect_body, summary
+from sse_engine.cli._inspect import LANE_TITLES, exit_status, inspect_body, run_parts
 from sse_engine.cli._render import Style, render
 from sse_engine.cli._trace import LineIndex, trace
+from sse_engine.parts import PartStream
 from sse_engine.responses import ResponsesEvent, ResponsesLane
 
 __all__ = ["SCENARIOS", "Scenario", "run_demo"]
@@ -102,7 +103,8 @@ def _resume(out: TextIO, style: Style, body: bytes) -> bool:
     # Cut inside an event a little past the middle, as a dropped connection would.
     cut = body.index(b"\n\n", len(body) * 3 // 5) - 10
     lane = ResponsesLane()
-    trace(lane, body[:cut])
+    stream = PartStream(lane)  # the turn, read through the cut and the resume
+    run_parts(stream, body[:cut])
     line = LineIndex(body).line_of(cut)
     last = lane.last_sequence_number
     out.write(_row(
@@ -130,8 +132,8 @@ def _resume(out: TextIO, style: Style, body: bytes) -> bool:
         and located.event.sequence_number > plan.starting_after
     ]
     continuation = b"".join(encode_lane_events(lane, replay))
-    restarted = lane.resume()
-    resumed = trace(lane, continuation)
+    restarted = stream.resume()
+    resumed, _ = run_parts(stream, continuation)
     out.write(_row(
         style, "resume",
         f"lane.resume() then {len(replay)} events replayed after sequence_number "
@@ -150,7 +152,7 @@ def _resume(out: TextIO, style: Style, body: bytes) -> bool:
         style("equals the uncut stream's to_api()", "green") if same
         else style("DIFFERS from the uncut stream's to_api()", "red"),
     ))
-    text = summary("responses", lane)["text"]
+    text = stream.turn.text
     if len(text) > _TEXT_LIMIT:
         text = f"{text[:_TEXT_LIMIT]}… (+{len(text) - _TEXT_LIMIT} chars)"
     out.write(_row(style, "text", text))
