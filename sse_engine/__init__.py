@@ -5,7 +5,10 @@ Layers: :class:`SSEParser` (bytes to events, the WHATWG algorithm), three lanes
 events to typed events, a snapshot and an :class:`Outcome`), and thin edges
 (:func:`iter_events` / :func:`aiter_events`, :class:`Liveness`, the encoder).
 Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
-and :mod:`sse_engine.messages`.
+and :mod:`sse_engine.messages`. Above the lanes, :class:`PartStream` reads any
+of them in one vocabulary of parts (:mod:`sse_engine.parts`); the part
+:class:`TextDelta` exported here is that vocabulary's, not the Messages lane
+event of the same name (``sse_engine.messages.TextDelta``).
 """
 
 from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
@@ -28,6 +31,24 @@ from sse_engine.chat import (
     encode_chat_event,
 )
 from sse_engine.messages import MessagesLane, MessageSnapshot, encode_messages_event
+from sse_engine.parts import (
+    FINISH_REASONS,
+    Finish,
+    FinishReason,
+    Part,
+    PartStream,
+    ReasoningDelta,
+    RefusalDelta,
+    Restart,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Turn,
+    Usage,
+    UsageUpdate,
+)
 from sse_engine.responses import (
     ResponsesLane,
     ResponseSnapshot,
@@ -42,10 +63,13 @@ __all__ = [
     "DEFAULT_KEEPALIVE_ONLY_TIMEOUT",
     "DEFAULT_MAX_EVENT_SIZE",
     "DEFAULT_MAX_RECONNECTS",
+    "FINISH_REASONS",
     "ChatCompletionSnapshot",
     "ChatCompletionsLane",
     "Comment",
     "EventTooLarge",
+    "Finish",
+    "FinishReason",
     "Lane",
     "LaneEvent",
     "LaneWarning",
@@ -54,9 +78,14 @@ __all__ = [
     "MessageSnapshot",
     "MessagesLane",
     "Outcome",
+    "Part",
+    "PartStream",
     "ProtocolError",
+    "ReasoningDelta",
+    "RefusalDelta",
     "ResponseSnapshot",
     "ResponsesLane",
+    "Restart",
     "ResumePlan",
     "SSEEngineError",
     "SSEParser",
@@ -64,7 +93,15 @@ __all__ = [
     "StreamEnd",
     "StreamError",
     "StreamRestarted",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "Turn",
+    "Usage",
     "UsageError",
+    "UsageUpdate",
     "aiter_events",
     "encode_chat_done",
     "encode_chat_event",
