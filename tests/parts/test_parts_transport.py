@@ -15,7 +15,14 @@ from typing import Any, cast
 
 import pytest
 
-from sse_engine import MessagesLane, Outcome, ResponsesLane, aiter_events, iter_events
+from sse_engine import (
+    MessagesLane,
+    Outcome,
+    Reconnecting,
+    ResponsesLane,
+    aiter_events,
+    iter_events,
+)
 from sse_engine.parts import Finish, Part, PartStream, Restart, TextDelta
 
 CAPTURES = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
@@ -35,9 +42,15 @@ def cut_after(data: bytes, offset: int) -> Iterator[bytes]:
     raise Reset(f"connection reset at byte {offset}")
 
 
-def glue(stream: PartStream, chunks: Iterable[bytes], **options: Any) -> Iterator[Part]:
+def glue(stream: PartStream, chunks: Iterable[bytes], **options: Any) -> list[Any]:
+    """What iter_events yields for ``stream``: its parts, and Reconnecting before a resume."""
     # iter_events is typed for lanes; a PartStream has the same interface.
-    return cast(Iterator[Part], iter_events(cast(Any, stream), chunks, **options))
+    options.setdefault("sleep", lambda seconds: None)
+    return list(iter_events(cast(Any, stream), chunks, **options))
+
+
+def parts_of(items: list[Any]) -> list[Part]:
+    return [item for item in items if not isinstance(item, Reconnecting)]
 
 
 def alone(data: bytes) -> tuple[list[Part], PartStream]:
@@ -71,7 +84,7 @@ def test_a_transport_error_finishes_truncated_with_the_cause_in_the_finish() -> 
     body = (CAPTURES / "messages_basic.sse").read_bytes()
     parts: list[Part] = []
     with pytest.raises(Reset):
-        for part in glue(stream, cut_after(body, len(body) // 2)):
+        for part in iter_events(cast(Any, stream), cut_after(body, len(body) // 2)):
             parts.append(part)
     finish = parts[-1]
     assert isinstance(finish, Finish) and finish.reason == "truncated"
@@ -89,10 +102,11 @@ def test_a_dropped_responses_stream_resumes_and_the_turn_goes_on() -> None:
         return reads(BASIC[cut:])  # the events after the last one received
 
     stream = PartStream(ResponsesLane())
-    parts = list(glue(stream, cut_after(BASIC, cut), reconnect=reconnect))
+    items = glue(stream, cut_after(BASIC, cut), reconnect=reconnect)
     expected, direct = alone(BASIC)
     assert len(plans) == 1 and not plans[0].full_replay
-    assert parts == expected and stream.turn == direct.turn
+    assert [type(i) for i in items].count(Reconnecting) == 1
+    assert parts_of(items) == expected and stream.turn == direct.turn
 
 
 def test_an_agent_run_replays_from_the_start_with_a_restart_part() -> None:
@@ -104,13 +118,30 @@ def test_an_agent_run_replays_from_the_start_with_a_restart_part() -> None:
         return reads(run)
 
     stream = PartStream(ResponsesLane())
-    parts = list(glue(stream, cut_after(run, cut), reconnect=reconnect))
+    parts = parts_of(glue(stream, cut_after(run, cut), reconnect=reconnect))
     restart = next(i for i, p in enumerate(parts) if isinstance(p, Restart))
     before, after = parts[:restart], parts[restart + 1 :]
     assert any(isinstance(p, TextDelta) for p in before)
     expected, direct = alone(run)
     assert after == expected and stream.turn == direct.turn
     assert [p for p in parts if isinstance(p, Finish)] == [parts[-1]]
+
+
+def test_a_refused_resume_finishes_truncated_with_the_refusal_in_the_finish() -> None:
+    cut = BASIC.index(b"\n\n", len(BASIC) // 2) + 2
+    gone = b'{"error": {"message": "No response found", "type": "invalid_request_error", ' \
+        b'"code": "not_found"}}'
+
+    def reconnect(plan: Any) -> tuple[int, dict[str, str], list[bytes]]:
+        return 404, {"content-type": "application/json"}, [gone]
+
+    stream = PartStream(ResponsesLane())
+    parts = parts_of(glue(stream, cut_after(BASIC, cut), reconnect=reconnect))
+    finish = parts[-1]
+    assert isinstance(finish, Finish) and finish.reason == "truncated"
+    assert finish.error is not None and finish.error.status == 404
+    assert finish.error == stream.error == stream.turn.error
+    assert not finish.error.retryable
 
 
 def test_resume_after_close_withdraws_the_finish_of_the_cut_connection() -> None:
