@@ -138,12 +138,16 @@ class PartBuilder:
     def text(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
             self.out.append(make_text(text, choice))
-            (self.turns.get(choice) or self.turn(choice))._text.append(text)
+            try:
+                turn = self.turns[choice]
+            except KeyError:
+                turn = self.turn(choice)
+            turn._text.append(text)
 
     def refusal(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
             self.out.append(make_refusal(text, choice))
-            (self.turns.get(choice) or self.turn(choice))._refusal.append(text)
+            self.turn(choice)._refusal.append(text)
 
     def reasoning(self, text: str, choice: int = 0, piece: object = None) -> None:
         """Reasoning grew; ``piece`` names the summary part, item or block it belongs to.
@@ -153,7 +157,10 @@ class PartBuilder:
         """
         if not text:
             return
-        turn = self.turns.get(choice) or self.turn(choice)
+        try:
+            turn = self.turns[choice]
+        except KeyError:
+            turn = self.turn(choice)
         pieces = self._pieces
         if pieces.get(choice, piece) != piece and turn._reasoning:
             self.out.append(make_reasoning(_REASONING_SEPARATOR, choice))
