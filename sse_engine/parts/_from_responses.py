@@ -152,9 +152,16 @@ class ResponsesParts(Translator):
         self._identify(event.response)
 
     def _terminal(self, event: ResponseTerminalEvent) -> None:
-        response = event.response
+        self._final(event.response, event.type.rpartition(".")[2])
+
+    def loaded(self, response: Mapping[str, Any]) -> None:
+        status = response.get("status")
+        self._final(response, status if type(status) is str else None)
+
+    def _final(self, response: Mapping[str, Any], ending: str | None) -> None:
+        """The final response object: what the stream did not show, and how it ended."""
         self._identify(response)
-        self._ending = event.type.rpartition(".")[2]
+        self._ending = ending
         output = response.get("output")
         if type(output) is list:
             self._unseen_items(output)

@@ -214,6 +214,27 @@ class PartStream:
             self._builder.reopen()
         return self.translate(events)
 
+    def load(self, response: dict[str, Any]) -> list[Part]:
+        """End the stream from the final ``response`` object, as ``ResponsesLane.load()`` does.
+
+        For a Responses stream cut past its resume window (see
+        ``ResumePlan.retrieve()``): the parts of what the stream had not shown
+        yet (the rest of a text, the calls it never finished, the usage), then
+        the ``Finish``. A ``Finish`` that ``close()`` gave the cut stream is
+        withdrawn, as the lane withdraws its ``TRUNCATED`` verdict.
+        """
+        load = getattr(self.lane, "load", None)
+        if load is None:
+            raise UsageError(f"a {type(self.lane).__name__} stream cannot load a final object")
+        events: list[LaneEvent] = load(response)
+        builder = self._builder
+        if builder.finished:
+            builder.reopen()
+        out: list[Part] = []
+        builder.out = out
+        self._translator.loaded(response)
+        return out + self.translate(events)
+
     def __repr__(self) -> str:
         state = "open" if self.outcome is None else self.outcome.value
         return f"<PartStream over {type(self.lane).__name__}, {state}>"

@@ -51,6 +51,9 @@ class Translator:
         """Each choice's own finish reason as the lane has it (None: none was given)."""
         raise NotImplementedError
 
+    def loaded(self, response: Mapping[str, Any]) -> None:
+        """The lane was completed from its final object (``load()``): make what it adds."""
+
     def on_end(self, event: StreamEnd) -> None:
         self.builder.finish(event.outcome, event.error, self.raw_reasons(), self.REASONS)
         # Stops the caller's loop without a check per event (a try costs nothing in 3.11).
