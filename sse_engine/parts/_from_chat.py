@@ -27,7 +27,7 @@ from sse_engine.chat import (
     ChatUsage,
 )
 from sse_engine.parts._parts import FinishReason, Usage
-from sse_engine.parts._translator import BASE_HANDLERS, Translator
+from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
 from sse_engine.parts._turn import ToolCall
 
 __all__ = ["ChatParts", "chat_usage"]
@@ -44,21 +44,14 @@ CHAT_REASONS: Final[dict[str, FinishReason]] = {
 REASONING_KEYS: Final = frozenset({"reasoning_content", "reasoning"})
 
 
-def _count(obj: Mapping[str, Any], key: str, detail: str | None = None) -> int | None:
-    value = obj.get(key)
-    if detail is not None:
-        value = value.get(detail) if type(value) is dict else None
-    return value if type(value) is int else None
-
-
 def chat_usage(usage: Mapping[str, Any]) -> Usage:
     """A ``CompletionUsage`` object as :class:`Usage`."""
     return Usage(
-        input_tokens=_count(usage, "prompt_tokens"),
-        output_tokens=_count(usage, "completion_tokens"),
-        total_tokens=_count(usage, "total_tokens"),
-        cached_input_tokens=_count(usage, "prompt_tokens_details", "cached_tokens"),
-        reasoning_tokens=_count(usage, "completion_tokens_details", "reasoning_tokens"),
+        input_tokens=count(usage, "prompt_tokens"),
+        output_tokens=count(usage, "completion_tokens"),
+        total_tokens=count(usage, "total_tokens"),
+        cached_input_tokens=count(usage, "prompt_tokens_details", "cached_tokens"),
+        reasoning_tokens=count(usage, "completion_tokens_details", "reasoning_tokens"),
         raw=usage,
     )
 

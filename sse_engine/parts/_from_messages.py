@@ -28,7 +28,7 @@ from sse_engine.messages import (
 )
 from sse_engine.messages._snapshot import TOOL_BLOCK_TYPES
 from sse_engine.parts._parts import FinishReason, Usage
-from sse_engine.parts._translator import BASE_HANDLERS, Translator
+from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
 from sse_engine.parts._turn import ToolCall
 
 __all__ = ["MessagesParts", "messages_usage"]
@@ -47,21 +47,16 @@ MESSAGES_REASONS: Final[dict[str, FinishReason]] = {
 SERVER_TOOL_BLOCKS: Final = frozenset({"server_tool_use", "mcp_tool_use"})
 
 
-def _int(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
 def messages_usage(usage: Mapping[str, Any]) -> Usage:
     """The lane's merged usage as :class:`Usage` (cache reads and writes counted as input)."""
-    fresh = _int(usage.get("input_tokens"))
-    read = _int(usage.get("cache_read_input_tokens"))
-    written = _int(usage.get("cache_creation_input_tokens"))
+    fresh = count(usage, "input_tokens")
+    read = count(usage, "cache_read_input_tokens")
+    written = count(usage, "cache_creation_input_tokens")
     total_input = None if fresh is None else fresh + (read or 0) + (written or 0)
     if total_input == 0:
         total_input = None  # no prompt has zero tokens: the count is still to come
-    output = _int(usage.get("output_tokens"))
-    details = usage.get("output_tokens_details")
-    thinking = _int(details.get("thinking_tokens")) if type(details) is dict else None
+    output = count(usage, "output_tokens")
+    thinking = count(usage, "output_tokens_details", "thinking_tokens")
     return Usage(
         input_tokens=total_input,
         output_tokens=output,

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from sse_engine.parts._parts import FinishReason, Usage
-from sse_engine.parts._translator import BASE_HANDLERS, Translator
+from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
 from sse_engine.parts._turn import ToolCall, joined
 from sse_engine.responses import (
     ResponseArgumentsDoneEvent,
@@ -92,21 +92,14 @@ _PART_TYPES: Final[dict[str, str]] = {
 _Key = tuple[int, str, int]  # (output_index, "content" or "summary", part index)
 
 
-def _int(obj: Mapping[str, Any], key: str, detail: str | None = None) -> int | None:
-    value = obj.get(key)
-    if detail is not None:
-        value = value.get(detail) if type(value) is dict else None
-    return value if type(value) is int else None
-
-
 def responses_usage(usage: Mapping[str, Any]) -> Usage:
     """A ``ResponseUsage`` object as :class:`Usage`."""
     return Usage(
-        input_tokens=_int(usage, "input_tokens"),
-        output_tokens=_int(usage, "output_tokens"),
-        total_tokens=_int(usage, "total_tokens"),
-        cached_input_tokens=_int(usage, "input_tokens_details", "cached_tokens"),
-        reasoning_tokens=_int(usage, "output_tokens_details", "reasoning_tokens"),
+        input_tokens=count(usage, "input_tokens"),
+        output_tokens=count(usage, "output_tokens"),
+        total_tokens=count(usage, "total_tokens"),
+        cached_input_tokens=count(usage, "input_tokens_details", "cached_tokens"),
+        reasoning_tokens=count(usage, "output_tokens_details", "reasoning_tokens"),
         raw=usage,
     )
 
@@ -242,7 +235,7 @@ class ResponsesParts(Translator):
         if final == streamed:
             return
         if final.startswith(streamed):
-            self._emit(key, final[len(streamed) :], kind)
+            self._emit(key, final[len(streamed) :], getattr(self.builder, _CHANNELS[kind]))
         else:
             self.builder.warn(
                 "text_replaced",
@@ -250,28 +243,21 @@ class ResponsesParts(Translator):
                 "deltas; the turn keeps the streamed text (the snapshot has the final one)",
             )
 
-    def _emit(self, key: _Key, text: str, kind: str) -> None:
+    def _emit(self, key: _Key, text: str, emit: Callable[[str, int, object], None]) -> None:
+        """Stream ``text`` into the part at ``key`` (kept, to compare with its final text)."""
         pieces = self._streamed.get(key)
         if pieces is None:
             self._streamed[key] = [text]
         else:
             pieces.append(text)
-        getattr(self.builder, _CHANNELS[kind])(text, 0, key)
+        emit(text, 0, key)
 
     # -- content -----------------------------------------------------------------------
 
     def _content_delta(self, event: ResponseContentDeltaEvent) -> None:
-        # The hot path: _emit, inline.
-        index = event.output_index
-        if index is not None:
-            key = (index, "content", event.content_index)
-            text = event.delta
-            pieces = self._streamed.get(key)
-            if pieces is None:
-                self._streamed[key] = [text]
-            else:
-                pieces.append(text)
-            self._emitters[event.type](text, 0, key)
+        if event.output_index is not None:
+            key = (event.output_index, "content", event.content_index)
+            self._emit(key, event.delta, self._emitters[event.type])
 
     def _text_done(self, event: ResponseTextDoneEvent) -> None:
         if event.output_index is not None:
@@ -288,16 +274,9 @@ class ResponsesParts(Translator):
             self._settle_part((event.output_index, "content", event.content_index), event.part)
 
     def _summary_delta(self, event: ResponseSummaryTextDeltaEvent) -> None:
-        index = event.output_index
-        if index is not None:
-            key = (index, "summary", event.summary_index)
-            text = event.delta
-            pieces = self._streamed.get(key)
-            if pieces is None:
-                self._streamed[key] = [text]
-            else:
-                pieces.append(text)
-            self.builder.reasoning(text, 0, key)
+        if event.output_index is not None:
+            key = (event.output_index, "summary", event.summary_index)
+            self._emit(key, event.delta, self.builder.reasoning)
 
     def _summary_done(self, event: ResponseSummaryTextDoneEvent) -> None:
         if event.output_index is not None:

@@ -16,9 +16,17 @@ from sse_engine._lane import Lane, StreamEnd, StreamRestarted
 from sse_engine.parts._builder import PartBuilder
 from sse_engine.parts._parts import FinishReason
 
-__all__ = ["BASE_HANDLERS", "Finished", "Handler", "Translator"]
+__all__ = ["BASE_HANDLERS", "Finished", "Handler", "Translator", "count"]
 
 Handler = Callable[[Any, Any], None]
+
+
+def count(obj: Mapping[str, Any], key: str, detail: str | None = None) -> int | None:
+    """A token count of a usage object (``obj[key]``, or ``obj[key][detail]``), if an int."""
+    value = obj.get(key)
+    if detail is not None:
+        value = value.get(detail) if type(value) is dict else None
+    return value if type(value) is int else None
 
 
 class Finished(Exception):

@@ -30,8 +30,24 @@ def joined(pieces: list[str]) -> str:
     return pieces[0] if pieces else ""
 
 
+class _ByValue:
+    """Equality by the value of what ``_key()`` lists; unhashable, as the object changes."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @final
-class ToolCall:
+class ToolCall(_ByValue):
     """One tool call of a :class:`Turn`, as it streams and once it is complete.
 
     ``arguments`` is the input text received so far. ``input`` is the value
@@ -177,13 +193,6 @@ class ToolCall:
             self.input_error,
         )
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolCall):
-            return NotImplemented
-        return self._key() == other._key()
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
     def __repr__(self) -> str:
         state = "done" if self.done else "streaming"
         return (
@@ -193,7 +202,7 @@ class ToolCall:
 
 
 @final
-class Turn:
+class Turn(_ByValue):
     """The assistant turn so far, in the same shape for every lane.
 
     ``text``, ``reasoning`` and ``refusal`` are the concatenated deltas;
@@ -269,13 +278,6 @@ class Turn:
             self.usage, self.finish_reason, self.raw_finish_reason, self.outcome, self.error,
             self.choice,
         )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Turn):
-            return NotImplemented
-        return self._key() == other._key()
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __repr__(self) -> str:
         fields = (
