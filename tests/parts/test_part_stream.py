@@ -31,6 +31,7 @@ from sse_engine.parts import (
     Part,
     PartStream,
     ReasoningDelta,
+    RefusalDelta,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -425,3 +426,21 @@ def test_turn_and_tool_call_compare_by_value() -> None:
     assert turn != Turn("r", "m", "Hello!")
     assert "text='Hello'" in repr(turn)
     assert turn.__eq__(object()) is NotImplemented
+
+
+def test_parts_made_on_the_hot_path_are_the_frozen_parts_their_constructor_makes() -> None:
+    import attrs
+
+    from sse_engine.parts._builder import make_call_delta, make_reasoning, make_refusal, make_text
+
+    call = ToolCall("c", "f")
+    made = [make_text("a", 1), make_reasoning("b", 0), make_refusal("c", 2),
+            make_call_delta("id", "{", 3, 0, call)]
+    built = [TextDelta("a", 1), ReasoningDelta("b", 0), RefusalDelta("c", 2),
+             ToolCallDelta("id", "{", 3, 0, call=call)]
+    assert made == built and [repr(p) for p in made] == [repr(p) for p in built]
+    assert [hash(p) for p in made] == [hash(p) for p in built]
+    assert made[3].call is call
+    for part in made:
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            part.text = "x"  # type: ignore[misc]
