@@ -42,6 +42,7 @@ MODULES: list[str] = [
     "benchmarks.bench_messages",
     "benchmarks.bench_parts",
     "benchmarks.bench_memory",
+    "benchmarks.bench_partial_json",
 ]
 
 

@@ -23,6 +23,7 @@ from sse_engine._liveness import (
 )
 from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
+from sse_engine._public import publish as _publish
 from sse_engine._reconnect import DEFAULT_MAX_RECONNECTS, Reconnecting
 from sse_engine._retry import DEFAULT_MAX_RETRY_DELAY, RetryPolicy
 from sse_engine._sse import Comment, ServerSentEvent
@@ -122,3 +123,5 @@ __all__ = [
     "is_retryable",
     "iter_events",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

@@ -16,13 +16,14 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from sse_engine import __version__
 from sse_engine._errors import SSEEngineError
 from sse_engine.cli import _inspect, _parse
 from sse_engine.cli._bench import run_bench
 from sse_engine.cli._demo import run_demo
 from sse_engine.cli._detect import LANES
 from sse_engine.cli._input import bundled_capture
-from sse_engine.cli._render import Style, use_color
+from sse_engine.cli._render import Style, terminal_width, use_color
 
 __all__ = ["main"]
 
@@ -37,7 +38,7 @@ EXIT_USAGE = 64
 def _demo_command(args: argparse.Namespace) -> int:
     lanes = list(LANES) if args.lane == "all" else [args.lane]
     style = Style(use_color(sys.stdout, args.color))
-    return run_demo(sys.stdout, style, lanes, bundled_capture)
+    return run_demo(sys.stdout, style, lanes, bundled_capture, width=terminal_width())
 
 
 def _bench_command(args: argparse.Namespace) -> int:
@@ -70,6 +71,7 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="sse-engine",
         description="Parse and inspect Server-Sent Event streams as LLM APIs send them.",
     )
+    cli.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = cli.add_subparsers(dest="command", required=True)
     parse = commands.add_parser(
         "parse",

@@ -32,8 +32,9 @@ from sse_engine.cli._detect import (
     exit_status,
     new_lane,
 )
+from sse_engine.cli._head import HeadError, HttpHead, split_head
 from sse_engine.cli._input import open_input, source_name
-from sse_engine.cli._render import Style, render, use_color
+from sse_engine.cli._render import Style, render, terminal_width, use_color
 from sse_engine.cli._trace import LineIndex, Trace, trace
 from sse_engine.messages import UnknownEvent
 from sse_engine.parts import Part, PartStream, Turn, Usage
@@ -67,6 +68,8 @@ def error_record(error: StreamError | None) -> dict[str, Any] | None:
         "param": error.param,
         "status": error.status,
         "retryable": error.retryable,
+        "retry_after": error.retry_after,
+        "request_id": error.request_id,
     }
 
 
@@ -89,11 +92,11 @@ def event_record(event: LaneEvent) -> dict[str, Any]:
 
 
 def _label(event: LaneEvent) -> str:
-    """What an event is counted as: the wire type for Responses, else the class."""
-    if isinstance(event, ResponsesEvent):
-        return event.type
-    if isinstance(event, UnknownEvent):
-        return f"UnknownEvent({event.type})"
+    """What an event is counted as, in every lane: its class, as ``isinstance`` tells them
+    apart; a class that stands for several wire types adds the type (every Responses
+    class, and an unknown Messages event)."""
+    if isinstance(event, ResponsesEvent | UnknownEvent):
+        return f"{type(event).__name__}({event.type})"
     return type(event).__name__
 
 
@@ -264,23 +267,36 @@ def inspect_body(
 ) -> dict[str, Any]:
     """The report on one captured body (JSON-ready). Raises :class:`Unreadable`.
 
-    ``events`` adds the list of lane events, ``parts`` the list of parts.
+    ``events`` adds the list of lane events, ``parts`` the list of parts. A
+    capture saved with ``curl -i`` starts with the HTTP status line and
+    headers: the lane is started with them (``status``, when given, wins), and
+    lines and byte offsets count from the start of the capture, head included.
     """
-    what = classify(body, lane, status)
+    size = len(body)
+    try:
+        head, body = split_head(body)
+    except HeadError as exc:
+        raise Unreadable(str(exc)) from None
+    if head is not None and status is None:
+        status = head.status
+    what = classify(body, lane, status, head.header("content-type") if head else None)
     name = what.lane or "chat"
     runner = new_lane(name)
     report: dict[str, Any] = {
         "source": source,
-        "bytes": len(body),
+        "bytes": size,
         "input": what.kind,
+        "http": head.record() if head else None,
         "lane": what.lane,
         "lane_reason": what.reason,
     }
     if what.kind == "error_body":
         assert what.status is not None
-        runner.start(what.status, {"content-type": "application/json"})
+        runner.start(what.status, head.headers if head else {"content-type": "application/json"})
         report["status"] = None if what.status_assumed else what.status
         report["status_assumed"] = what.status if what.status_assumed else None
+    elif head is not None:
+        runner.start(status or head.status, head.headers)
     elif status is not None:
         runner.start(status, {"content-type": "text/event-stream"})
     stream = PartStream(runner)
@@ -329,6 +345,8 @@ def inspect_body(
             _line(record, run, located_part.sse_index)
             listed.append(record)
         report["parts"] = listed
+    if head is not None:
+        _count_from_the_file(report, head)
     return report
 
 
@@ -336,6 +354,19 @@ def _line(record: dict[str, Any], run: Trace, sse_index: int | None) -> None:
     span = run.span(sse_index)
     record["sse_event"] = sse_index if span else None
     record["line"] = span.line if span else None
+
+
+def _count_from_the_file(report: dict[str, Any], head: HttpHead) -> None:
+    """Lines and byte offsets from the start of the capture, not of the body after the head."""
+    records = [*report["warnings"], *report.get("events", []), *report.get("parts", [])]
+    if report["problem"] is not None:
+        records.append(report["problem"])
+    for record in records:
+        if record.get("line") is not None:
+            record["line"] += head.lines
+        for key in ("offset", "start"):
+            if record.get(key) is not None:
+                record[key] += head.size
 
 
 def command(args: argparse.Namespace) -> int:
@@ -356,7 +387,8 @@ def command(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, default=str) + "\n")
     else:
-        sys.stdout.write(render(report, Style(use_color(sys.stdout, args.color))))
+        style = Style(use_color(sys.stdout, args.color))
+        sys.stdout.write(render(report, style, width=terminal_width()))
     status: int = report["exit_status"]
     return status
 

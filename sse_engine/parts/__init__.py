@@ -11,6 +11,15 @@ reader behind that live input, usable on its own. See ``docs/parts.md`` and
 
 from __future__ import annotations
 
+from sse_engine._public import publish as _publish
+from sse_engine.parts._json_events import (
+    JSONDelta,
+    JSONPath,
+    JSONStreamError,
+    JSONStringDelta,
+    JSONValue,
+)
+from sse_engine.parts._partial_json import PartialJSON
 from sse_engine.parts._parts import (
     FINISH_REASONS,
     Finish,
@@ -33,8 +42,14 @@ __all__ = [
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
+    "JSONDelta",
+    "JSONPath",
+    "JSONStreamError",
+    "JSONStringDelta",
+    "JSONValue",
     "Part",
     "PartStream",
+    "PartialJSON",
     "ReasoningDelta",
     "RefusalDelta",
     "Restart",
@@ -47,3 +62,5 @@ __all__ = [
     "Usage",
     "UsageUpdate",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

@@ -14,14 +14,12 @@ streamed by two providers compare equal.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Literal, final
+from typing import Any, Final, Literal, final
 
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
-
-if TYPE_CHECKING:
-    from sse_engine.parts._turn import ToolCall
+from sse_engine.parts._turn import ToolCall
 
 __all__ = [
     "FINISH_REASONS",

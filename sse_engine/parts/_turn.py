@@ -12,10 +12,14 @@ character is parsed once either way).
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.parts._parts import FinishReason, Usage
+from sse_engine.parts._json_events import JSONStreamError
+from sse_engine.parts._partial_json import PartialJSON
+
+if TYPE_CHECKING:  # the parts module imports this one: its names are for the checker only
+    from sse_engine.parts._parts import FinishReason, Usage
 
 __all__ = ["UNSET", "ToolCall", "Turn", "joined"]
 
@@ -104,7 +108,7 @@ class ToolCall(_ByValue):
         self._final: Any = input
         self._plain = False
         self._partial_strings = False
-        self._reader: Any = None
+        self._reader: PartialJSON | None = None
         self._fed = 0
         self._broken = False
 
@@ -125,8 +129,9 @@ class ToolCall(_ByValue):
     def arguments(self) -> str:
         """The input text received so far (complete once ``done``)."""
         pieces = self._pieces
-        if len(pieces) > 1 and self._reader is not None:
-            self._catch_up()  # the reader counts pieces: let it read them before they merge
+        reader = self._reader
+        if len(pieces) > 1 and reader is not None:
+            self._catch_up(reader)  # the reader counts pieces: it reads them before they merge
             pieces[:] = ["".join(pieces)]
             self._fed = 1
         return joined(pieces)
@@ -139,15 +144,14 @@ class ToolCall(_ByValue):
             return final
         if self._plain:
             return self.arguments
-        if self._reader is None:
-            from sse_engine.parts._partial_json import PartialJSON
-
-            self._reader = PartialJSON(partial_strings=self._partial_strings)
+        reader = self._reader
+        if reader is None:
+            reader = self._reader = PartialJSON(partial_strings=self._partial_strings)
         if self._fed < len(self._pieces):
-            self._catch_up()
-        return self._reader.value
+            self._catch_up(reader)
+        return reader.value
 
-    def _catch_up(self) -> None:
+    def _catch_up(self, reader: PartialJSON) -> None:
         """Hand the fragments the reader has not seen to it, in one piece."""
         pieces = self._pieces
         fed = self._fed
@@ -155,10 +159,8 @@ class ToolCall(_ByValue):
         if self._broken:
             return
         text = pieces[fed] if len(pieces) - fed == 1 else "".join(islice(pieces, fed, None))
-        from sse_engine.parts._json_events import JSONStreamError
-
         try:
-            self._reader.feed(text)
+            reader.feed(text)
         except JSONStreamError:
             # Not JSON after all: the value read so far stays; the end of the call
             # says why (input_error) and the stream records a warning.
@@ -170,7 +172,7 @@ class ToolCall(_ByValue):
         if reader is None or self._broken:
             return UNSET
         if self._fed < len(self._pieces):
-            self._catch_up()
+            self._catch_up(reader)
         return reader.value if not self._broken and reader.done else UNSET
 
     # -- what the parts layer does ---------------------------------------------------

@@ -12,7 +12,16 @@ from typing import Any
 
 import pytest
 
-from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane, encode_responses_event
+import sse_engine
+from sse_engine import (
+    ChatCompletionsLane,
+    MessagesLane,
+    ResponsesLane,
+    chat,
+    encode_responses_event,
+    messages,
+    responses,
+)
 from sse_engine._parser import SSEParser
 from sse_engine.cli import main
 from sse_engine.cli._inspect import detect_lane
@@ -54,6 +63,12 @@ EXPECTED: dict[str, tuple[str | None, str, int]] = {
     "responses_truncated.sse": ("responses", "truncated", 2),
     "sample.sse": ("responses", "completed", 0),
 }
+
+
+@pytest.fixture(autouse=True)
+def _width(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Reports wrap at the terminal's width (COLUMNS wins): pin it, whatever runs the tests.
+    monkeypatch.setenv("COLUMNS", "100")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -139,7 +154,7 @@ def test_responses_agent_tools_and_reasoning(capsys: pytest.CaptureFixture[str])
     assert ("incidents.lookup", "kindo_call") in kinds
     assert ("grafana_query", "mcp_call") in kinds
     assert data["reasoning"].startswith("**Planning**")
-    assert data["event_counts"]["response.kindo_call_arguments.delta"] == 7
+    assert data["event_counts"]["ResponseCallDeltaEvent(response.kindo_call_arguments.delta)"] == 7
     assert data["usage"]["total_tokens"] == 2359
 
 
@@ -367,9 +382,34 @@ def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[st
     assert (status, data["source"], data["error"]["code"]) == (2, "<stdin>", "server_error")
 
 
-def test_default_is_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
+def test_default_is_the_bundled_sample_and_it_is_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    # The first thing a newcomer runs: a completed stream with nothing to warn about.
     status, data = report(capsys)
     assert (status, data["source"], data["lane"]) == (0, "sample.sse (bundled)", "responses")
+    assert (data["outcome"], data["warnings"], data["error"]) == ("completed", [], None)
+    assert data["text"] == "Logs flow through the gate, one event at a time."
+    assert data["usage"]["total_tokens"] == 26
+    status, out, err = run(capsys)
+    assert (status, err) == (0, "")
+    assert "warnings   none" in out
+
+
+def test_event_counts_name_classes_in_every_lane(capsys: pytest.CaptureFixture[str]) -> None:
+    # One naming for every lane: the class (what isinstance tells apart), with the wire
+    # type in parentheses where one class stands for several types.
+    classes = {
+        name for module in (sse_engine, chat, responses, messages) for name in module.__all__
+        if isinstance(getattr(module, name), type)
+    }
+    for name in ("chat_basic.sse", "responses_basic.sse", "messages_basic.sse"):
+        _, data = report(capsys, str(CAPTURES / name))
+        for label in data["event_counts"]:
+            cls, _, wire = label.partition("(")
+            assert cls in classes, (name, label)
+            if isinstance(getattr(responses, cls, None), type):
+                assert wire.startswith("response.") and wire.endswith(")"), label
+    _, data = report(capsys, str(CAPTURES / "responses_basic.sse"))
+    assert data["event_counts"]["ResponseContentDeltaEvent(response.output_text.delta)"] == 11
 
 
 # -- colour ----------------------------------------------------------------------------------------
