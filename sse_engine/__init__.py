@@ -7,7 +7,8 @@ events to typed events, a snapshot and an :class:`Outcome`), and thin edges
 :class:`Reconnecting`, :class:`Liveness`, the encoder).
 Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
 and :mod:`sse_engine.messages`. Above the lanes, :class:`PartStream` reads any
-of them in one vocabulary of parts (:mod:`sse_engine.parts`); the part
+of them in one vocabulary of parts (:mod:`sse_engine.parts`, with
+:class:`PartialJSON` for tool input as it streams); the part
 :class:`TextDelta` exported here is that vocabulary's, not the Messages lane
 event of the same name (``sse_engine.messages.TextDelta``).
 """
@@ -39,7 +40,13 @@ from sse_engine.parts import (
     FINISH_REASONS,
     Finish,
     FinishReason,
+    JSONDelta,
+    JSONPath,
+    JSONStreamError,
+    JSONStringDelta,
+    JSONValue,
     Part,
+    PartialJSON,
     PartStream,
     ReasoningDelta,
     RefusalDelta,
@@ -76,6 +83,11 @@ __all__ = [
     "EventTooLarge",
     "Finish",
     "FinishReason",
+    "JSONDelta",
+    "JSONPath",
+    "JSONStreamError",
+    "JSONStringDelta",
+    "JSONValue",
     "Lane",
     "LaneEvent",
     "LaneWarning",
@@ -86,6 +98,7 @@ __all__ = [
     "Outcome",
     "Part",
     "PartStream",
+    "PartialJSON",
     "ProtocolError",
     "ReasoningDelta",
     "Reconnecting",

@@ -1,7 +1,8 @@
 """docs/parts.md runs as written, and the parts' public names are where the docs say.
 
 Each ``python`` block of the page runs in a fresh namespace and prints the
-output the page shows right after it (the plain fenced block that follows).
+output the page shows right after it (the plain fenced block that follows);
+so does the stream-driven example of docs/live-tool-input.md.
 """
 
 from __future__ import annotations
@@ -17,23 +18,29 @@ import pytest
 import sse_engine
 from sse_engine import messages, parts
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "parts.md"
-TEXT = PAGE.read_text(encoding="utf-8")
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 # A python block, then (after some prose) the plain block holding what it prints.
-EXAMPLES = re.findall(r"```python\n(.*?)```\n.*?```\n(.*?)```", TEXT, re.DOTALL)
+EXAMPLE = re.compile(r"```python\n(.*?)```\n.*?```\n(.*?)```", re.DOTALL)
+EXAMPLES = EXAMPLE.findall((DOCS / "parts.md").read_text(encoding="utf-8"))
+STREAMED = [example for example in EXAMPLE.findall(
+    (DOCS / "live-tool-input.md").read_text(encoding="utf-8")) if "PartStream" in example[0]]
 
 
 def test_the_page_has_its_examples() -> None:
     assert len(EXAMPLES) == 2
 
 
-@pytest.mark.parametrize("index", range(len(EXAMPLES)))
-def test_an_example_prints_what_the_page_says(index: int) -> None:
-    code, printed = EXAMPLES[index]
+@pytest.mark.parametrize("example", EXAMPLES + STREAMED)
+def test_an_example_prints_what_the_page_says(example: tuple[str, str]) -> None:
+    code, printed = example
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, f"docs/parts.md example {index}", "exec"), {})
+        exec(compile(code, "a docs example", "exec"), {})
     assert out.getvalue() == printed
+
+
+def test_live_tool_input_has_its_stream_driven_example() -> None:
+    assert len(STREAMED) == 1
 
 
 def test_every_part_name_is_exported_documented_and_the_same_at_the_top() -> None:
