@@ -89,6 +89,9 @@ _PART_TYPES: Final[dict[str, str]] = {
     "response.reasoning_text.done": "reasoning_text",
 }
 
+#: The statuses of an item the response did not finish: a call in one gets no end.
+_UNFINISHED: Final = frozenset({"in_progress", "incomplete"})
+
 _Key = tuple[int, str, int]  # (output_index, "content" or "summary", part index)
 
 
@@ -205,7 +208,13 @@ class ResponsesParts(Translator):
         if kind is not None:
             call, position = self._calls.get(index) or self._start(index, item, kind)
             final = item.get(kind.field)
-            self.builder.call_end(call, position, 0, final if type(final) is str else None)
+            text = final if type(final) is str else None
+            if item.get("status") in _UNFINISHED:
+                # Cut off (a failed or incomplete response): what arrived, but no end.
+                if text is not None:
+                    self._catch_up(call, position, text)
+            else:
+                self.builder.call_end(call, position, 0, text)
             return
         self._settle_item(index, item)
         streamed = self._streamed
@@ -327,8 +336,11 @@ class ResponsesParts(Translator):
         found = self._call_for(event.output_index, event.type)
         if found is None:
             return
-        call, position = found
         final = event.arguments if isinstance(event, ResponseArgumentsDoneEvent) else event.input
+        self._catch_up(*found, final)
+
+    def _catch_up(self, call: ToolCall, position: int, final: str) -> None:
+        """Stream what a call's final input says beyond the fragments sent so far."""
         streamed = call.arguments
         if final != streamed and final.startswith(streamed):
             self.builder.call_delta(call, final[len(streamed) :], position)

@@ -444,3 +444,24 @@ def test_parts_made_on_the_hot_path_are_the_frozen_parts_their_constructor_makes
     for part in made:
         with pytest.raises(attrs.exceptions.FrozenInstanceError):
             part.text = "x"  # type: ignore[misc]
+
+
+def test_a_responses_call_the_response_did_not_finish_gets_no_end() -> None:
+    """response.failed lists what was produced before the failure, marked incomplete."""
+    item = {"id": "fc", "type": "function_call", "call_id": "c", "name": "f", "arguments": ""}
+    payloads = [
+        {"type": "response.created", "response": {"id": "r", "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": '{"a'},
+        {"type": "response.failed", "response": {
+            "id": "r", "status": "failed", "error": {"code": "server_error", "message": "x"},
+            "output": [{**item, "arguments": '{"a": 1', "status": "incomplete"}]}},
+    ]
+    for number, payload in enumerate(payloads):
+        payload["sequence_number"] = number
+    stream = PartStream(ResponsesLane())
+    parts = everything(stream, _responses_body(payloads))
+    assert [type(p) for p in parts] == [ToolCallStart, ToolCallDelta, ToolCallDelta, Finish]
+    call = stream.turn.tool_calls[0]
+    assert not call.done and call.arguments == '{"a": 1' and call.input == {"a": 1}
+    assert isinstance(parts[-1], Finish) and parts[-1].reason == "error"
