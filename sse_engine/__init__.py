@@ -6,7 +6,11 @@ events to typed events, a snapshot and an :class:`Outcome`), and thin edges
 (:func:`iter_events` / :func:`aiter_events` with :class:`RetryPolicy` and
 :class:`Reconnecting`, :class:`Liveness`, the encoder).
 Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
-and :mod:`sse_engine.messages`.
+and :mod:`sse_engine.messages`. Above the lanes, :class:`PartStream` reads any
+of them in one vocabulary of parts (:mod:`sse_engine.parts`, with
+:class:`PartialJSON` for tool input as it streams); the part
+:class:`TextDelta` exported here is that vocabulary's, not the Messages lane
+event of the same name (``sse_engine.messages.TextDelta``).
 """
 
 from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
@@ -32,6 +36,30 @@ from sse_engine.chat import (
     encode_chat_event,
 )
 from sse_engine.messages import MessagesLane, MessageSnapshot, encode_messages_event
+from sse_engine.parts import (
+    FINISH_REASONS,
+    Finish,
+    FinishReason,
+    JSONDelta,
+    JSONPath,
+    JSONStreamError,
+    JSONStringDelta,
+    JSONValue,
+    Part,
+    PartialJSON,
+    PartStream,
+    ReasoningDelta,
+    RefusalDelta,
+    Restart,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Turn,
+    Usage,
+    UsageUpdate,
+)
 from sse_engine.responses import (
     ResponsesLane,
     ResponseSnapshot,
@@ -48,10 +76,18 @@ __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
     "DEFAULT_MAX_RECONNECTS",
     "DEFAULT_MAX_RETRY_DELAY",
+    "FINISH_REASONS",
     "ChatCompletionSnapshot",
     "ChatCompletionsLane",
     "Comment",
     "EventTooLarge",
+    "Finish",
+    "FinishReason",
+    "JSONDelta",
+    "JSONPath",
+    "JSONStreamError",
+    "JSONStringDelta",
+    "JSONValue",
     "Lane",
     "LaneEvent",
     "LaneWarning",
@@ -60,10 +96,16 @@ __all__ = [
     "MessageSnapshot",
     "MessagesLane",
     "Outcome",
+    "Part",
+    "PartStream",
+    "PartialJSON",
     "ProtocolError",
+    "ReasoningDelta",
     "Reconnecting",
+    "RefusalDelta",
     "ResponseSnapshot",
     "ResponsesLane",
+    "Restart",
     "ResumePlan",
     "RetrievePlan",
     "RetryPolicy",
@@ -73,7 +115,15 @@ __all__ = [
     "StreamEnd",
     "StreamError",
     "StreamRestarted",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "Turn",
+    "Usage",
     "UsageError",
+    "UsageUpdate",
     "aiter_events",
     "encode_chat_done",
     "encode_chat_event",

@@ -93,9 +93,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="run a captured response body through its lane and say what it holds",
         description="Run a captured response body (an SSE stream, or a JSON error body sent "
         "instead of one) through the right lane and print the lane, the event counts, the "
-        "outcome and error, the assembled text, tool calls, reasoning, usage and every "
-        "warning with where it sits. Exit status: 0 completed, 1 incomplete, 2 failed or "
-        "truncated, 3 unreadable input.",
+        "outcome and error, the assembled text, tool calls, reasoning, usage and finish (read "
+        "through the parts layer, alike for every lane) and every warning with where it sits. "
+        "Exit status: 0 completed, 1 incomplete, 2 failed or truncated, 3 unreadable input.",
     )
     inspect.add_argument(
         "file", nargs="?", help="capture to read; '-' for stdin; default: a bundled sample"
@@ -108,6 +108,11 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("--json", action="store_true", help="print one JSON object")
     inspect.add_argument("--events", action="store_true", help="also list every typed event")
+    inspect.add_argument(
+        "--parts",
+        action="store_true",
+        help="also list the parts (the lane-independent vocabulary of sse_engine.parts)",
+    )
     inspect.add_argument(
         "--status",
         type=int,

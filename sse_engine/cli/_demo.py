@@ -18,9 +18,10 @@ import attrs
 
 from sse_engine import encode_lane_events
 from sse_engine._outcome import Outcome
-from sse_engine.cli._inspect import LANE_TITLES, inspect_body, summary
+from sse_engine.cli._inspect import LANE_TITLES, inspect_body, run_parts
 from sse_engine.cli._render import DEFAULT_WIDTH, Style, render
 from sse_engine.cli._trace import LineIndex, trace
+from sse_engine.parts import PartStream
 from sse_engine.responses import ResponsesEvent, ResponsesLane
 
 __all__ = ["SCENARIOS", "Scenario", "run_demo"]
@@ -128,7 +129,8 @@ def _resume(out: TextIO, style: Style, body: bytes, width: int) -> bool:
     # Cut inside an event a little past the middle, as a dropped connection would.
     cut = body.index(b"\n\n", len(body) * 3 // 5) - 10
     lane = ResponsesLane()
-    trace(lane, body[:cut])
+    stream = PartStream(lane)  # the turn, read through the cut and the resume
+    run_parts(stream, body[:cut])
     line = LineIndex(body).line_of(cut)
     last = lane.last_sequence_number
     out.write(_row(
@@ -156,8 +158,8 @@ def _resume(out: TextIO, style: Style, body: bytes, width: int) -> bool:
         and located.event.sequence_number > plan.starting_after
     ]
     continuation = b"".join(encode_lane_events(lane, replay))
-    restarted = lane.resume()
-    resumed = trace(lane, continuation)
+    restarted = stream.resume()
+    resumed, _ = run_parts(stream, continuation)
     out.write(_row(
         style, "resume",
         f"lane.resume() then {len(replay)} events replayed after sequence_number "
@@ -174,7 +176,7 @@ def _resume(out: TextIO, style: Style, body: bytes, width: int) -> bool:
         style("equals the uncut stream's to_api()", "green") if same
         else style("DIFFERS from the uncut stream's to_api()", "red"),
     ))
-    text = " ".join(summary("responses", lane)["text"].split())
+    text = " ".join(stream.turn.text.split())
     room = max(width - _LABEL, 30)
     if len(text) > room:
         keep = room - len(f"… (+{len(text)} chars)")

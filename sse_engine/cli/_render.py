@@ -186,7 +186,9 @@ def render(
         _content(out, report)
     _warnings(out, report)
     if "events" in report:
-        _events(out, report["events"])
+        _listing(out, "event list", "typed events", "event", report["events"])
+    if "parts" in report:
+        _listing(out, "part list", "parts", "part", report["parts"])
     return "\n".join(out.lines) + "\n"
 
 
@@ -291,15 +293,18 @@ def _warnings(out: _Writer, report: Mapping[str, Any]) -> None:
         out.lines += lines
 
 
-def _events(out: _Writer, events: list[Mapping[str, Any]]) -> None:
-    out.row("event list", f"{len(events)} typed events (SSE event #, line, class, fields)")
-    for n, record in enumerate(events):
+def _listing(
+    out: _Writer, label: str, what: str, key: str, records: list[Mapping[str, Any]]
+) -> None:
+    """One line per lane event or part: where it came from, its class, its fields."""
+    out.row(label, f"{len(records)} {what} (SSE event #, line, class, fields)")
+    for n, record in enumerate(records):
         where = "end" if record["sse_event"] is None else f"#{record['sse_event']}"
         line = "" if record["line"] is None else f"line {record['line']}"
         fields = " ".join(
-            f"{k}={_field(v)}" for k, v in record.items() if k not in ("event", "sse_event", "line")
+            f"{k}={_field(v)}" for k, v in record.items() if k not in (key, "sse_event", "line")
         )
-        text = f"  {n:>4} {where:>6} {line:>10}  {record['event']} {fields}".rstrip()
+        text = f"  {n:>4} {where:>6} {line:>10}  {record[key]} {fields}".rstrip()
         out.lines.append(_clip(text, 160))
 
 

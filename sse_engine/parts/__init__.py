@@ -1,9 +1,12 @@
 """Parts: one vocabulary over every lane, so code is written once for every provider.
 
 A :class:`PartStream` wraps any lane and turns its events into parts
-(:class:`TextDelta`, :class:`ToolCallStart`, :class:`Finish`, ...); its
-``turn`` is the assistant turn so far, in the same shape for Chat
-Completions, Responses and Messages. See ``docs/parts.md``.
+(:class:`TextDelta`, :class:`ReasoningDelta`, :class:`ToolCallStart`,
+:class:`Finish`, ...); its ``turn`` is the assistant turn so far, in the same
+shape for Chat Completions, Responses and Messages, with each tool call's
+input readable while it streams. :class:`PartialJSON` is the incremental
+reader behind that live input, usable on its own. See ``docs/parts.md`` and
+``docs/live-tool-input.md``.
 """
 
 from __future__ import annotations
@@ -26,14 +29,14 @@ from sse_engine.parts._parts import (
     RefusalDelta,
     Restart,
     TextDelta,
-    ToolCall,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    Turn,
     Usage,
     UsageUpdate,
 )
+from sse_engine.parts._stream import PartStream
+from sse_engine.parts._turn import ToolCall, Turn
 
 __all__ = [
     "FINISH_REASONS",
@@ -45,6 +48,7 @@ __all__ = [
     "JSONStringDelta",
     "JSONValue",
     "Part",
+    "PartStream",
     "PartialJSON",
     "ReasoningDelta",
     "RefusalDelta",
