@@ -353,3 +353,26 @@ def test_retryable_table(
     code: str | None, type_: str | None, status: int | None, expected: bool
 ) -> None:
     assert is_retryable(code, type_, status) is expected
+
+
+class EndRuleLane(ToyLane):
+    """A lane with a rule checked when the transport ends (a ProtocolError when strict)."""
+
+    def _on_transport_end(self) -> tuple[Outcome, StreamError | None]:
+        self._violation("cut_short", "the stream ended before its rule was met")
+        return super()._on_transport_end()
+
+
+def test_a_protocol_error_raised_by_close_ends_its_events_with_the_stream_end() -> None:
+    lenient = EndRuleLane()
+    assert [type(e) for e in lenient.close()] == [StreamEnd]
+    assert [w.code for w in lenient.warnings] == ["cut_short"]
+    strict = EndRuleLane(strict=True)
+    strict.feed(frame("delta", {"text": "a"}))
+    with pytest.raises(ProtocolError, match="strict mode") as info:
+        strict.close()
+    assert info.value.events == [StreamEnd(Outcome.FAILED, strict.error)]
+    assert strict.error is not None and strict.error.code == "protocol_error"
+    with pytest.raises(ProtocolError, match="failed earlier") as again:
+        strict.close()
+    assert again.value.events == []
