@@ -535,6 +535,8 @@ class SSEParser(Generic[Item]):
 
     def _block_size(self, block: str) -> int:
         """The size of the event ``block`` completes, with the comment lines taken before it."""
+        if not block:  # no more lines: a blank line ends the lines taken before
+            return self._pending_size
         if block[:1] == "\n":  # a blank line first: it ends the earlier lines' block
             return len(block)
         return self._pending_size + len(block) + 1

@@ -382,6 +382,7 @@ def limited_streams(draw: st.DrawFn) -> tuple[bytes, int]:
          comments=True)
 @example(stream_limit=(b": a\nid: 1\n: b\ndata: " + b"x" * 20 + b"\n\n", 20), cuts=[4],
          comments=True)
+@example(stream_limit=(b":\n\n\r", 2), cuts=[2], comments=False)  # a blank line after taken lines
 def test_limit_raises_iff_reference_says_too_large(
     stream_limit: tuple[bytes, int], cuts: list[int], comments: bool
 ) -> None:
