@@ -130,6 +130,8 @@ class Lane(Generic[S]):
         self._event_index = -1
         self._bytes_before = 0
         self._parser: SSEParser[ServerSentEvent] = SSEParser(max_event_size)
+        #: Comment lines (keepalives) read so far; None unless count_comments() was called.
+        self.comments_read: int | None = None
         #: A subclass sets this while it still wants events after its verdict
         #: (a Responses ``error`` event is followed by ``response.failed``): the
         #: bytes keep being parsed and ``_on_event`` still sees each event, with
@@ -177,6 +179,17 @@ class Lane(Generic[S]):
     def last_event_id(self) -> str:
         """The SSE last event ID of the current connection (for ``Last-Event-ID``)."""
         return self._parser.last_event_id
+
+    def count_comments(self) -> None:
+        """Count the comment lines (keepalives) the stream carries in ``comments_read``.
+
+        Off unless asked, so a lane that does not forward them pays nothing; a
+        relay turns it on. Call it before the first ``feed()``.
+        """
+        if self._parser.bytes_fed:
+            raise UsageError("count_comments() must come before any feed()")
+        self.comments_read = 0
+        self._parser = SSEParser(self.max_event_size, comments=True)  # type: ignore[assignment]
 
     # -- the public cycle ----------------------------------------------------
 
@@ -309,6 +322,8 @@ class Lane(Generic[S]):
         if self._state is _FAILED:
             self._raise_not_open()
         self._parser = SSEParser(self.max_event_size)
+        if self.comments_read is not None:
+            self._parser = SSEParser(self.max_event_size, comments=True)  # type: ignore[assignment]
         self._state = _STREAM
         self.outcome = None
         self.error = None
@@ -318,6 +333,10 @@ class Lane(Generic[S]):
     # -- internals -------------------------------------------------------------
 
     def _interpret(self, sses: list[ServerSentEvent]) -> list[LaneEvent]:
+        if self.comments_read is not None:
+            kept = [sse for sse in sses if type(sse) is ServerSentEvent]
+            self.comments_read += len(sses) - len(kept)
+            sses = kept
         out: list[LaneEvent] = []
         on_event = self._on_event
         for sse in sses:

@@ -8,6 +8,7 @@ read back by the target's official SDK and by our own lane in strict mode.
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -111,7 +112,7 @@ def pieces(draw: st.DrawFn, text: str) -> list[str]:
     """``text`` cut at drawn places (never an empty piece)."""
     cuts = sorted(draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=4)))
     bounds = [0, *[c for c in cuts if c < len(text)], len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if text[a:b]]
+    return [text[a:b] for a, b in itertools.pairwise(bounds) if text[a:b]]
 
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
@@ -199,9 +200,7 @@ def relay(target: str, parts: list[Part], turn: Turn, cuts: list[int] | None = N
     if not cuts:
         return emitter.emit(parts, turn)
     bounds = [0, *sorted(c for c in cuts if c < len(parts)), len(parts)]
-    return b"".join(
-        emitter.emit(parts[a:b], turn) for a, b in zip(bounds, bounds[1:], strict=False)
-    )
+    return b"".join(emitter.emit(parts[a:b], turn) for a, b in itertools.pairwise(bounds))
 
 
 def expected(target: str, script: Script) -> Seen:
