@@ -1,1 +1,14 @@
-"""Relay: serve any lane as any other lane (parts back to a wire format, for gateways)."""
+"""Relay: serve any lane as any other lane, for gateways.
+
+A :class:`Relay` reads one lane's stream (through
+:class:`~sse_engine.parts.PartStream`) and writes the bytes another API
+would send for the same turn: a Messages upstream served to a Chat
+Completions client, a Chat upstream as Responses, and every other pairing.
+See ``docs/gateways.md``.
+"""
+
+from __future__ import annotations
+
+from sse_engine.relay._relay import Relay, Target
+
+__all__ = ["Relay", "Target"]

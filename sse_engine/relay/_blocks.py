@@ -101,11 +101,6 @@ class Blocks:
     def tool_end(self, index: int, arguments: str, out: list[bytes]) -> None:
         """Tool call ``index`` is complete."""
         block = self._tools[index]
-        # A call that arrived whole at its end (a Responses stream resumed past
-        # its deltas) still streams its arguments before it closes.
-        streamed = "".join(block.sent) + "".join(block.pending)
-        if len(arguments) > len(streamed) and arguments.startswith(streamed):
-            self._deliver(block, arguments[len(streamed) :], out)
         block.arguments = arguments
         block.ended = True
         self._advance(out)

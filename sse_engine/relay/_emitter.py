@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Protocol
 
 from sse_engine._encoder import encode_comment
 from sse_engine._outcome import Outcome, StreamError
@@ -35,11 +35,11 @@ from sse_engine.parts import (
 from sse_engine.relay._blocks import Block, Blocks
 
 __all__ = [
-    "HOSTED_TOOL_TYPES",
     "KEEPALIVE",
     "PLAIN_TEXT_TOOL_TYPES",
     "Emitter",
     "ErrorResponse",
+    "Source",
     "error_headers",
     "error_status",
     "failure_of",
@@ -52,17 +52,23 @@ __all__ = [
 #: and still resets their read timeouts.
 KEEPALIVE: Final = encode_comment("keepalive")[:-1]
 
-#: Tool calls the upstream ran itself (web search, remote MCP, Kindo tools):
-#: the client of the relay must not run them, so they are not relayed; the
-#: text the model wrote about their results is.
-HOSTED_TOOL_TYPES: Final = frozenset(
-    {"server_tool_use", "mcp_call", "mcp_tool_use", "kindo_call", "web_search_call"}
-)
 #: Tool calls whose input is plain text rather than JSON (Responses freeform tools).
 PLAIN_TEXT_TOOL_TYPES: Final = frozenset({"custom_tool_call", "custom"})
 
 #: A pre-stream failure as the target API answers it: status, headers, JSON body.
 ErrorResponse = tuple[int, list[tuple[str, str]], bytes]
+
+
+class Source(Protocol):
+    """What an emitter reads besides the parts: the source's turns (a ``PartStream``)."""
+
+    @property
+    def turn(self) -> Turn:
+        """The first choice's turn: the response's id and model."""
+
+    @property
+    def turns(self) -> list[Turn]:
+        """Every choice's turn (each with its own finish reason)."""
 
 
 def error_status(error: StreamError) -> int:
@@ -120,6 +126,8 @@ class Emitter:
         self.model = model or ""
         self.id = id or ""
         self.opened = False
+        #: The end of the stream was written (a clean ending or an error).
+        self.finished = False
         self.usage: Usage | None = None
         #: The blocks of each relayed choice, in the order the choices started.
         self.choices: dict[int, Blocks] = {}
@@ -127,7 +135,7 @@ class Emitter:
         self._tools: set[tuple[int, int]] = set()
         #: How many tool calls each choice relayed.
         self.tool_calls: dict[int, int] = {}
-        self._turn = Turn()
+        self.source: Source = _NO_SOURCE
 
     # -- what a target provides --------------------------------------------------
 
@@ -164,9 +172,9 @@ class Emitter:
 
     # -- the routing -------------------------------------------------------------
 
-    def emit(self, parts: Sequence[Part], turn: Turn) -> bytes:
-        """The target's bytes for ``parts`` (``turn``: the source's turn after them)."""
-        self._turn = turn
+    def emit(self, parts: Sequence[Part], source: Source) -> bytes:
+        """The target's bytes for ``parts`` (``source``: where they came from, after them)."""
+        self.source = source
         out: list[bytes] = []
         for part in parts:
             _ROUTES[type(part)](self, part, out)
@@ -176,7 +184,7 @@ class Emitter:
         if self.opened:
             return
         self.opened = True
-        turn = self._turn
+        turn = self.source.turn
         self.model = self._given_model or turn.model or "unknown"
         self.id = target_id(self.id_prefix, self._given_id, turn.id)
         self.open(out)
@@ -208,19 +216,16 @@ class Emitter:
     def _on_refusal(self, part: RefusalDelta, out: list[bytes]) -> None:
         self._text("refusal", part, out)
 
-    def _call_type(self, index: int) -> str:
-        calls = self._turn.tool_calls
-        return calls[index].type if 0 <= index < len(calls) else "function"
-
     def _on_tool_start(self, part: ToolCallStart, out: list[bytes]) -> None:
-        kind = self._call_type(part.index)
-        if kind in HOSTED_TOOL_TYPES:
-            return
+        call = part.call
+        if call is not None and call.server:
+            return  # the upstream ran it: the client has nothing to run
         blocks = self._blocks(part.choice, out)
         if blocks is not None:
             self._tools.add((part.choice, part.index))
             self.tool_calls[part.choice] = self.tool_calls.get(part.choice, 0) + 1
-            blocks.tool_start(part.index, part.id, part.name, kind in PLAIN_TEXT_TOOL_TYPES, out)
+            plain = call is not None and call.type in PLAIN_TEXT_TOOL_TYPES
+            blocks.tool_start(part.index, part.id, part.name, plain, out)
 
     def _on_tool_delta(self, part: ToolCallDelta, out: list[bytes]) -> None:
         if part.text and (part.choice, part.index) in self._tools:
@@ -235,6 +240,7 @@ class Emitter:
 
     def _on_finish(self, part: Finish, out: list[bytes]) -> None:
         self._begin(out)
+        self.finished = True
         self.finish(part, out)
 
     def _on_restart(self, part: Restart, out: list[bytes]) -> None:
@@ -254,3 +260,14 @@ _ROUTES: dict[type, _Route] = {
     Finish: Emitter._on_finish,
     Restart: Emitter._on_restart,
 }
+
+
+class _NoSource:
+    """The source before the first ``emit()``: an empty turn."""
+
+    def __init__(self) -> None:
+        self.turn = Turn()
+        self.turns = [self.turn]
+
+
+_NO_SOURCE: Final = _NoSource()

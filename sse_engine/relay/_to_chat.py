@@ -12,12 +12,13 @@ truncated source ends with an error frame instead, and no ``[DONE]``.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 from sse_engine._encoder import encode_json
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.chat import encode_chat_done
-from sse_engine.parts import Finish, Usage
+from sse_engine.parts import Finish, FinishReason, Usage
 from sse_engine.relay._blocks import Block
 from sse_engine.relay._emitter import Emitter, ErrorResponse, failure_of
 from sse_engine.relay._openai import openai_error, openai_error_response
@@ -45,11 +46,21 @@ def chat_usage(usage: Usage) -> dict[str, Any]:
     return out
 
 
-def chat_finish_reason(finish: Finish, tool_calls: int) -> str:
-    """What Chat Completions says for a turn that ended with ``finish``."""
-    if finish.outcome is Outcome.INCOMPLETE:
-        return "content_filter" if finish.reason in ("content_filter", "refusal") else "length"
-    return "tool_calls" if tool_calls else "stop"
+#: The finish reason Chat Completions gives for each unified one.
+_REASONS: Final[dict[str, str]] = {
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "length": "length",
+    "content_filter": "content_filter",
+    "refusal": "content_filter",
+    "pause": "stop",
+}
+
+
+def chat_finish_reason(reason: FinishReason, outcome: Outcome, tool_calls: int) -> str:
+    """What Chat Completions says for a choice that ended for ``reason``."""
+    word = _REASONS.get(reason) or ("stop" if outcome is Outcome.COMPLETED else "length")
+    return "stop" if word == "tool_calls" and not tool_calls else word
 
 
 class ChatEmitter(Emitter):
@@ -97,14 +108,19 @@ class ChatEmitter(Emitter):
         self._delta(block.choice, {"tool_calls": [call]}, out)
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
-        if block.kind == "tool":
-            call = {"index": block.index, "function": {"arguments": text}}
-            self._delta(block.choice, {"tool_calls": [call]}, out)
-        else:
+        if block.kind != "tool":
             self._delta(block.choice, {_FIELDS[block.kind]: text}, out)
+        elif not block.plain:  # a plain-text input goes whole, as a JSON string, at the end
+            self._arguments(block, text, out)
+
+    def _arguments(self, block: Block, text: str, out: list[bytes]) -> None:
+        call = {"index": block.index, "function": {"arguments": text}}
+        self._delta(block.choice, {"tool_calls": [call]}, out)
 
     def close_block(self, block: Block, out: list[bytes]) -> None:
-        """Nothing to write: the next block, or the finish chunk, says it ended."""
+        """Only a plain-text tool input is written here; the next block says this one ended."""
+        if block.plain:
+            self._arguments(block, json.dumps(block.final, ensure_ascii=False), out)
 
     def finish(self, finish: Finish, out: list[bytes]) -> None:
         failure = failure_of(finish)
@@ -113,9 +129,11 @@ class ChatEmitter(Emitter):
             out.append(encode_json({"error": openai_error(failure)}))
             return
         self.flush(True, out)
+        reasons = {turn.choice: turn.finish_reason for turn in self.source.turns}
         for choice in self.choices or (0,):
-            reason = chat_finish_reason(finish, self.tool_calls.get(choice, 0))
-            self._delta(choice, {}, out, reason)
+            reason = reasons.get(choice) or finish.reason
+            word = chat_finish_reason(reason, finish.outcome, self.tool_calls.get(choice, 0))
+            self._delta(choice, {}, out, word)
         if self.usage is not None:
             self._chunk([], out, usage=chat_usage(self.usage))
         out.append(encode_chat_done())

@@ -103,17 +103,25 @@ def anthropic_error(error: StreamError) -> dict[str, Any]:
     return body
 
 
+#: The stop reason Messages gives for each unified one.
+_STOP_REASONS: Final = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+    "refusal": "refusal",
+    "pause": "pause_turn",
+}
+
+
 def stop_reason(finish: Finish, tool_calls: int) -> str:
     """What Messages says for a turn that ended with ``finish``."""
-    if finish.outcome is Outcome.INCOMPLETE:
-        if finish.reason in ("content_filter", "refusal"):
-            return "refusal"
-        if finish.raw_reason == "model_context_window_exceeded":
-            return finish.raw_reason
-        return "max_tokens"
-    if tool_calls:
-        return "tool_use"
-    return "pause_turn" if finish.reason == "pause" else "end_turn"
+    if finish.reason == "length" and finish.raw_reason == "model_context_window_exceeded":
+        return finish.raw_reason
+    word = _STOP_REASONS.get(finish.reason) or (
+        "end_turn" if finish.outcome is Outcome.COMPLETED else "max_tokens"
+    )
+    return "end_turn" if word == "tool_use" and not tool_calls else word
 
 
 class MessagesEmitter(Emitter):
@@ -162,8 +170,8 @@ class MessagesEmitter(Emitter):
 
     def close_block(self, block: Block, out: list[bytes]) -> None:
         if block.plain:
-            text = block.arguments if block.arguments is not None else block.text
-            self._delta(block, {"type": "input_json_delta", "partial_json": json.dumps(text)}, out)
+            text = json.dumps(block.final, ensure_ascii=False)
+            self._delta(block, {"type": "input_json_delta", "partial_json": text}, out)
         self._event({"type": "content_block_stop", "index": block.index}, out)
 
     def finish(self, finish: Finish, out: list[bytes]) -> None:

@@ -50,6 +50,14 @@ _BLOCKS: Final = {
 }
 
 
+#: The ``incomplete_details.reason`` of each unified reason that cuts a turn short.
+_INCOMPLETE: Final = {
+    "length": "max_output_tokens",
+    "content_filter": "content_filter",
+    "refusal": "content_filter",
+}
+
+
 def responses_usage(usage: Usage) -> dict[str, Any]:
     """``usage`` as a Responses ``usage`` object."""
     inputs = usage.input_tokens or 0
@@ -233,12 +241,10 @@ class ResponsesEmitter(Emitter):
             self._event("response.failed", out, response=response)
             return
         self._close_message(out)
-        if finish.outcome is Outcome.INCOMPLETE:
-            reason = (
-                "content_filter"
-                if finish.reason in ("content_filter", "refusal")
-                else "max_output_tokens"
-            )
+        reason = _INCOMPLETE.get(finish.reason)
+        if reason is None and finish.reason == "other" and finish.outcome is Outcome.INCOMPLETE:
+            reason = "max_output_tokens"
+        if reason is not None:
             response = self._response(
                 "incomplete", incomplete_details={"reason": reason}, usage=usage
             )

@@ -100,11 +100,11 @@ def tool_parts(
 ) -> tuple[ToolCall, ToolCallStart, list[ToolCallDelta], ToolCallEnd]:
     """The parts of one tool call (``kind``/``server``: the lane's kind of call)."""
     call_id = f"call_{index}"
-    call = ToolCall(call_id, name, type=kind)
+    call = ToolCall(call_id, name, type=kind, server=server)
     arguments = "".join(fragments)
-    start = ToolCallStart(call_id, name, index)
-    deltas = [ToolCallDelta(call_id, f, index) for f in fragments if f]
-    end = ToolCallEnd(call_id, name, arguments, tool_input(arguments), index)
+    start = ToolCallStart(call_id, name, index, call=call)
+    deltas = [ToolCallDelta(call_id, f, index, call=call) for f in fragments if f]
+    end = ToolCallEnd(call_id, name, arguments, tool_input(arguments), index, call=call)
     return call, start, deltas, end
 
 
@@ -195,12 +195,24 @@ def scripts(draw: st.DrawFn) -> Script:
     return Script(parts, turn, text, refusal, reasoning, tools, usage, finish)
 
 
+@attrs.define
+class Source:
+    """What an emitter reads besides the parts (a PartStream has these)."""
+
+    turn: Turn
+
+    @property
+    def turns(self) -> list[Turn]:
+        return [self.turn]
+
+
 def relay(target: str, parts: list[Part], turn: Turn, cuts: list[int] | None = None) -> bytes:
     emitter = TARGETS[target](model=None, id=None, created=1700000000)
+    source = Source(turn)
     if not cuts:
-        return emitter.emit(parts, turn)
+        return emitter.emit(parts, source)
     bounds = [0, *sorted(c for c in cuts if c < len(parts)), len(parts)]
-    return b"".join(emitter.emit(parts[a:b], turn) for a, b in itertools.pairwise(bounds))
+    return b"".join(emitter.emit(parts[a:b], source) for a, b in itertools.pairwise(bounds))
 
 
 def expected(target: str, script: Script) -> Seen:
