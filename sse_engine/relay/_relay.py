@@ -17,6 +17,7 @@ from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._lane import Headers, Lane, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts import (
+    Finish,
     Part,
     PartStream,
     ReasoningDelta,
@@ -84,7 +85,6 @@ class Relay:
         self.stream = PartStream(lane)
         self._emitter = emitter(model=model, id=id, created=created)
         self._comments = 0
-        self._ended = False
         self._skip: _Replayed | None = None
 
     # -- the cycle -------------------------------------------------------------------
@@ -101,12 +101,10 @@ class Relay:
 
     def feed(self, data: bytes | bytearray | memoryview) -> bytes:
         """Read the next bytes of the upstream's body; return the bytes to send downstream."""
-        if self._ended:
-            return b""
         try:
             parts = self.stream.feed(data)
         except ProtocolError as exc:
-            parts = exc.events  # the parts decoded before it, down to the failed Finish
+            parts = self._failed(exc)
         return self._write(parts)
 
     def close(self) -> bytes:
@@ -116,12 +114,10 @@ class Relay:
         the upstream finished it cleanly: a cut upstream ends the target with
         its in-stream error.
         """
-        if self._ended:
-            return b""
         try:
             parts = self.stream.close()
         except ProtocolError as exc:
-            parts = exc.events
+            parts = self._failed(exc)
         return self._write(parts)
 
     def keepalive(self) -> bytes:
@@ -156,7 +152,7 @@ class Relay:
         Ask this instead of calling :meth:`close` when the upstream's
         connection broke: the client downstream keeps its stream open.
         """
-        return None if self._ended else self.stream.resume_plan()
+        return None if self._emitter.finished else self.stream.resume_plan()
 
     def resume(self) -> bytes:
         """Get ready for the new connection's bytes; the bytes to send downstream.
@@ -164,7 +160,7 @@ class Relay:
         After a replay from the start, what was already relayed is not sent
         again: the relay skips it as the replay brings it back.
         """
-        if self._ended:
+        if self._emitter.finished:
             raise UsageError("the relayed stream has ended: nothing to resume")
         before = self.stream.turns
         parts = self.stream.resume()
@@ -201,15 +197,27 @@ class Relay:
 
     # -- internals -------------------------------------------------------------------------
 
+    def _failed(self, exc: ProtocolError) -> list[Part]:
+        """The parts decoded before the source's bytes stopped making sense, and its end.
+
+        The lane is failed for good (FAILED, code ``protocol_error``); the
+        target gets its in-stream error like for any other upstream failure.
+        """
+        parts: list[Part] = list(exc.events)
+        if not parts or type(parts[-1]) is not Finish:
+            parts.append(Finish("error", Outcome.FAILED, self.stream.error))
+        return parts
+
     def _write(self, parts: list[Part]) -> bytes:
+        emitter = self._emitter
+        if emitter.finished:
+            return b""  # after the end, bytes upstream (keepalives too) have nothing to say
         read = self.stream.lane.comments_read or 0
         head = KEEPALIVE * (read - self._comments)
         self._comments = read
         if self._skip is not None:
             parts = self._skip.filter(parts)
-        emitter = self._emitter
         body = emitter.emit(parts, self.stream) if parts else b""
-        self._ended = emitter.finished
         return head + body if head else body
 
     def __repr__(self) -> str:
