@@ -1,4 +1,4 @@
-"""The Relay's own behaviour: keepalives, failures before and inside the stream, numbering, resume."""
+"""The Relay's own behaviour: keepalives, failures before and in the stream, numbering, resume."""
 
 from __future__ import annotations
 
@@ -128,9 +128,11 @@ def sdk_error(target: Target, answer: tuple[int, list[tuple[str, str]], bytes]) 
     """What the target's SDK client raises when the gateway answers with ``answer``."""
     if target == "messages":
         client = _anthropic_client(*answer)
-        with pytest.raises(anthropic.APIStatusError) as caught:
-            with client.messages.stream(model="m", max_tokens=10, messages=[]) as stream:
-                stream.get_final_message()
+        with (
+            pytest.raises(anthropic.APIStatusError) as caught,
+            client.messages.stream(model="m", max_tokens=10, messages=[]) as stream,
+        ):
+            stream.get_final_message()
         return caught.value
     oai = _openai_client(*answer)
     with pytest.raises(openai.APIStatusError) as raised:
