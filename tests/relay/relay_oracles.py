@@ -90,6 +90,11 @@ def chat_seen(body: bytes) -> Seen:
             completion = stream.current_completion_snapshot
         except AssertionError:  # the error frame came first
             return Seen(error=error)
+    return completion_seen(completion, error)
+
+
+def completion_seen(completion: Any, error: str | None = None) -> Seen:
+    """A ``ChatCompletion`` (choice 0) as :class:`Seen`."""
     choice = completion.choices[0] if completion.choices else None
     message = choice.message if choice is not None else None
     extra = (message.model_extra or {}) if message is not None else {}
@@ -131,6 +136,11 @@ def responses_seen(body: bytes) -> Seen:
     response = terminal[0].response
     if response.status == "completed":
         response = stream.get_final_response()
+    return response_seen(response, errors[0].message if errors else None)
+
+
+def response_seen(response: Any, error: str | None = None) -> Seen:
+    """A Responses ``response`` object as :class:`Seen`."""
     text, refusal, reasoning, tools = "", "", "", []
     for item in response.output:
         if item.type == "message":
@@ -155,8 +165,8 @@ def responses_seen(body: bytes) -> Seen:
         reasoning=reasoning,
         tools=tuple(tools),
         usage=None if usage is None else (usage.input_tokens, usage.output_tokens),
-        finish=None if errors else finish,
-        error=errors[0].message if errors else None,
+        finish=None if error is not None else finish,
+        error=error,
     )
 
 
@@ -179,11 +189,12 @@ def messages_seen(body: bytes) -> Seen:
             snapshot = stream.current_message_snapshot
         except AssertionError:  # the error came before message_start
             snapshot = None
-        return _message_seen(snapshot, error=error)
-    return _message_seen(message)
+        return message_seen(snapshot, error=error)
+    return message_seen(message)
 
 
-def _message_seen(message: Any, error: str | None = None) -> Seen:
+def message_seen(message: Any, error: str | None = None) -> Seen:
+    """An Anthropic ``Message`` as :class:`Seen`."""
     if message is None:
         return Seen(error=error)
     text = "".join(b.text for b in message.content if b.type == "text")
