@@ -40,6 +40,7 @@ MODULES: list[str] = [
     "benchmarks.bench_chat",
     "benchmarks.bench_responses",
     "benchmarks.bench_messages",
+    "benchmarks.bench_relay",
     "benchmarks.bench_memory",
 ]
 

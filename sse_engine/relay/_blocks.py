@@ -28,8 +28,8 @@ class Block:
 
     ``kind`` is ``text``, ``reasoning``, ``refusal`` or ``tool``; a tool block
     has the call's ``id`` and ``name`` and, once ended, all its ``arguments``
-    (``plain``: the input is text, not JSON). ``index``, ``content_index`` and
-    ``item_id`` are the target's to set when it opens the block.
+    (``plain``: the input is text, not JSON). ``index``, ``content_index``,
+    ``item_id`` and ``template`` are the target's to set when it opens the block.
     """
 
     kind: str
@@ -46,6 +46,8 @@ class Block:
     index: int = -1
     content_index: int = 0
     item_id: str = ""
+    #: The frame of one delta, with holes (see ``_template.py``), once the target made it.
+    template: str = ""
 
     @property
     def text(self) -> str:
@@ -80,6 +82,9 @@ class Blocks:
         #: The head is open on the wire; the blocks behind it wait their turn.
         self.queue: deque[Block] = deque()
         self._tools: dict[int, Block] = {}
+        #: The text block that more text of its kind goes straight into (open, alone,
+        #: not ended), or None: what the emitter's fast path for text deltas checks.
+        self.live: Block | None = None
 
     def text(self, kind: str, text: str, out: list[bytes]) -> None:
         """Text of ``kind`` grew: it continues the last block, or starts one."""
@@ -146,6 +151,8 @@ class Blocks:
                     writer.block_delta(head, text, out)
                 head.pending.clear()
             if not head.ended:
-                return
+                break
             writer.close_block(head, out)
             queue.popleft()
+        live = queue[0] if len(queue) == 1 else None
+        self.live = live if live is not None and live.kind != "tool" and not live.ended else None

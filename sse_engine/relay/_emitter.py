@@ -176,8 +176,22 @@ class Emitter:
         """The target's bytes for ``parts`` (``source``: where they came from, after them)."""
         self.source = source
         out: list[bytes] = []
+        choices = self.choices
+        write = self.block_delta
         for part in parts:
-            _ROUTES[type(part)](self, part, out)
+            kind = type(part)
+            text_kind = _TEXT_KINDS.get(kind)
+            if text_kind is not None:
+                # Most parts are text continuing the open block: straight to the target.
+                blocks = choices.get(part.choice)  # type: ignore[union-attr]
+                block = None if blocks is None else blocks.live
+                if block is not None and block.kind == text_kind:
+                    text = part.text  # type: ignore[union-attr]
+                    if text:
+                        block.sent.append(text)
+                        write(block, text, out)
+                    continue
+            _ROUTES[kind](self, part, out)
         return b"".join(out)
 
     def _begin(self, out: list[bytes]) -> None:
@@ -246,6 +260,13 @@ class Emitter:
     def _on_restart(self, part: Restart, out: list[bytes]) -> None:
         """Handled by the Relay before the emitter (a replay is skipped, not re-sent)."""
 
+
+#: The block kind of each text part.
+_TEXT_KINDS: Final[dict[type, str]] = {
+    TextDelta: "text",
+    ReasoningDelta: "reasoning",
+    RefusalDelta: "refusal",
+}
 
 _Route = Callable[[Emitter, Any, list[bytes]], None]
 #: Part class -> the emitter's handler, built once.

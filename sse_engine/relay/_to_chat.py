@@ -22,6 +22,7 @@ from sse_engine.parts import Finish, FinishReason, Usage
 from sse_engine.relay._blocks import Block
 from sse_engine.relay._emitter import Emitter, ErrorResponse, failure_of
 from sse_engine.relay._openai import openai_error, openai_error_response
+from sse_engine.relay._template import TEXT, fill, template
 
 __all__ = ["ChatEmitter", "chat_usage"]
 
@@ -76,14 +77,17 @@ class ChatEmitter(Emitter):
         #: How many tool calls each choice has opened.
         self._calls: dict[int, int] = {}
 
-    def _chunk(self, choices: list[dict[str, Any]], out: list[bytes], **extra: Any) -> None:
-        chunk = {
+    def _payload(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
             "id": self.id,
             "object": "chat.completion.chunk",
             "created": self.created,
             "model": self.model,
             "choices": choices,
         }
+
+    def _chunk(self, choices: list[dict[str, Any]], out: list[bytes], **extra: Any) -> None:
+        chunk = self._payload(choices)
         out.append(encode_json({**chunk, **extra} if extra else chunk))
 
     def _delta(
@@ -96,6 +100,7 @@ class ChatEmitter(Emitter):
 
     def open_block(self, block: Block, out: list[bytes]) -> None:
         if block.kind != "tool":
+            block.template = self._template(block, {_FIELDS[block.kind]: TEXT})
             return
         block.index = self._calls.get(block.choice, 0)
         self._calls[block.choice] = block.index + 1
@@ -106,21 +111,25 @@ class ChatEmitter(Emitter):
             "function": {"name": block.name, "arguments": ""},
         }
         self._delta(block.choice, {"tool_calls": [call]}, out)
+        arguments = {"index": block.index, "function": {"arguments": TEXT}}
+        block.template = self._template(block, {"tool_calls": [arguments]})
+
+    def _template(self, block: Block, delta: dict[str, Any]) -> str:
+        choice = {"index": block.choice, "delta": delta, "finish_reason": None}
+        return template(encode_json(self._payload([choice])))
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
-        if block.kind != "tool":
+        if block.plain:
+            return  # a plain-text input goes whole, as a JSON string, at the end
+        if block.choice in self._started:
+            out.append(fill(block.template, text))
+        else:  # the choice's first delta also says its role (a tool call's opening did)
             self._delta(block.choice, {_FIELDS[block.kind]: text}, out)
-        elif not block.plain:  # a plain-text input goes whole, as a JSON string, at the end
-            self._arguments(block, text, out)
-
-    def _arguments(self, block: Block, text: str, out: list[bytes]) -> None:
-        call = {"index": block.index, "function": {"arguments": text}}
-        self._delta(block.choice, {"tool_calls": [call]}, out)
 
     def close_block(self, block: Block, out: list[bytes]) -> None:
         """Only a plain-text tool input is written here; the next block says this one ended."""
         if block.plain:
-            self._arguments(block, json.dumps(block.final, ensure_ascii=False), out)
+            out.append(fill(block.template, json.dumps(block.final, ensure_ascii=False)))
 
     def finish(self, finish: Finish, out: list[bytes]) -> None:
         failure = failure_of(finish)

@@ -27,6 +27,7 @@ from sse_engine.relay._emitter import (
     error_status,
     failure_of,
 )
+from sse_engine.relay._template import TEXT, fill, template
 
 __all__ = ["MessagesEmitter", "anthropic_error", "messages_usage"]
 
@@ -158,20 +159,21 @@ class MessagesEmitter(Emitter):
         self._event(
             {"type": "content_block_start", "index": block.index, "content_block": content}, out
         )
+        _, kind, field = _BLOCKS[block.kind]
+        delta = {
+            "type": "content_block_delta",
+            "index": block.index,
+            "delta": {"type": kind, field: TEXT},
+        }
+        block.template = template(encode_messages_event(delta))
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
-        if block.plain:
-            return  # a plain-text input is not JSON: it goes whole, as a JSON string, at the end
-        _, kind, field = _BLOCKS[block.kind]
-        self._delta(block, {"type": kind, field: text}, out)
-
-    def _delta(self, block: Block, delta: dict[str, Any], out: list[bytes]) -> None:
-        self._event({"type": "content_block_delta", "index": block.index, "delta": delta}, out)
+        if not block.plain:  # a plain-text input is not JSON: it goes whole at the end
+            out.append(fill(block.template, text))
 
     def close_block(self, block: Block, out: list[bytes]) -> None:
-        if block.plain:
-            text = json.dumps(block.final, ensure_ascii=False)
-            self._delta(block, {"type": "input_json_delta", "partial_json": text}, out)
+        if block.plain:  # as a JSON string
+            out.append(fill(block.template, json.dumps(block.final, ensure_ascii=False)))
         self._event({"type": "content_block_stop", "index": block.index}, out)
 
     def finish(self, finish: Finish, out: list[bytes]) -> None:

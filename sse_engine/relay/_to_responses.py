@@ -21,6 +21,7 @@ from sse_engine.parts import Finish, Usage
 from sse_engine.relay._blocks import Block
 from sse_engine.relay._emitter import Emitter, ErrorResponse, failure_of
 from sse_engine.relay._openai import openai_error_response
+from sse_engine.relay._template import NUMBER, TEXT, fill, template
 from sse_engine.responses import encode_responses_event
 
 __all__ = ["ResponsesEmitter", "responses_usage"]
@@ -134,57 +135,50 @@ class ResponsesEmitter(Emitter):
             )
 
     def open_block(self, block: Block, out: list[bytes]) -> None:
-        kind = block.kind
-        if kind == "text" or kind == "refusal":
-            item = self._message
-            if item is None:
-                item = self._message = self._add_item(
-                    "msg",
-                    {
-                        "type": "message",
-                        "status": "in_progress",
-                        "content": [],
-                        "role": "assistant",
-                    },
-                    out,
+        if block.kind == "text" or block.kind == "refusal":
+            self._open_part(block, out)
+        else:
+            self._close_message(out)
+            if block.kind == "reasoning":
+                item = self._add_item("rs", {"type": "reasoning", "summary": []}, out)
+            else:
+                call = {"status": "in_progress", "call_id": block.id, "name": block.name}
+                kind, field = (
+                    ("custom_tool_call", "input") if block.plain else ("function_call", "arguments")
                 )
-            part: dict[str, Any] = (
-                {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
-                if kind == "text"
-                else {"type": "refusal", "refusal": ""}
-            )
+                item = self._add_item(
+                    _BLOCKS[_kind(block)][0], {"type": kind, **call, field: ""}, out
+                )
             block.item_id = item["id"]
             block.index = len(self._output) - 1
-            block.content_index = len(item["content"])
-            item["content"].append(part)
-            self._event("response.content_part.added", out, **self._where(block), part=part)
-            return
-        self._close_message(out)
-        if kind == "reasoning":
-            item = self._add_item("rs", {"type": "reasoning", "summary": []}, out)
-        else:
-            fields: dict[str, Any] = {
+            if block.kind == "reasoning":
+                part = {"type": "summary_text", "text": ""}
+                self._event(
+                    "response.reasoning_summary_part.added", out, **self._where(block), part=part
+                )
+        self._delta_template(block)
+
+    def _open_part(self, block: Block, out: list[bytes]) -> None:
+        """A text or refusal part, in the open message item (opened first if need be)."""
+        item = self._message
+        if item is None:
+            opening = {
+                "type": "message",
                 "status": "in_progress",
-                "call_id": block.id,
-                "name": block.name,
+                "content": [],
+                "role": "assistant",
             }
-            if block.plain:
-                item = self._add_item(
-                    "ctc", {"type": "custom_tool_call", **fields, "input": ""}, out
-                )
-            else:
-                item = self._add_item(
-                    "fc", {"type": "function_call", **fields, "arguments": ""}, out
-                )
+            item = self._message = self._add_item("msg", opening, out)
+        part: dict[str, Any] = (
+            {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+            if block.kind == "text"
+            else {"type": "refusal", "refusal": ""}
+        )
         block.item_id = item["id"]
         block.index = len(self._output) - 1
-        if kind == "reasoning":
-            self._event(
-                "response.reasoning_summary_part.added",
-                out,
-                **self._where(block),
-                part={"type": "summary_text", "text": ""},
-            )
+        block.content_index = len(item["content"])
+        item["content"].append(part)
+        self._event("response.content_part.added", out, **self._where(block), part=part)
 
     def _where(self, block: Block) -> dict[str, Any]:
         """The fields that say which item (and part) an event is about."""
@@ -195,11 +189,22 @@ class ResponsesEmitter(Emitter):
             where["summary_index"] = 0
         return where
 
+    def _delta_template(self, block: Block) -> None:
+        fields: dict[str, Any] = (
+            {"delta": TEXT, "logprobs": []} if block.kind == "text" else {"delta": TEXT}
+        )
+        payload = {
+            "type": _BLOCKS[_kind(block)][1],
+            "sequence_number": NUMBER,
+            **self._where(block),
+            **fields,
+        }
+        block.template = template(encode_responses_event(payload, id=NUMBER))
+
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
-        if block.kind == "text":
-            self._event(_BLOCKS["text"][1], out, **self._where(block), delta=text, logprobs=[])
-        else:
-            self._event(_BLOCKS[_kind(block)][1], out, **self._where(block), delta=text)
+        number = self._sequence
+        self._sequence = number + 1
+        out.append(fill(block.template, text, number, number))
 
     def close_block(self, block: Block, out: list[bytes]) -> None:
         kind = _kind(block)
