@@ -118,6 +118,9 @@ class Emitter:
     id_prefix: ClassVar[str] = ""
     #: Whether the target carries several choices (only Chat Completions does).
     many_choices: ClassVar[bool] = False
+    #: Whether a stream that fails before any content still opens (Responses:
+    #: ``response.created`` then ``response.failed``), or is just the error.
+    opens_on_failure: ClassVar[bool] = True
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         self._given_model = model
@@ -253,7 +256,8 @@ class Emitter:
         self.usage = part.usage
 
     def _on_finish(self, part: Finish, out: list[bytes]) -> None:
-        self._begin(out)
+        if self.opens_on_failure or failure_of(part) is None:
+            self._begin(out)
         self.finished = True
         self.finish(part, out)
 

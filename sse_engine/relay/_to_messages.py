@@ -129,6 +129,7 @@ class MessagesEmitter(Emitter):
     """Writes a Messages stream (the first choice of the source)."""
 
     id_prefix = "msg_"
+    opens_on_failure = False  # an error before any content is just `event: error`
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         super().__init__(model=model, id=id, created=created)
