@@ -3,7 +3,8 @@
 Layers: :class:`SSEParser` (bytes to events, the WHATWG algorithm), three lanes
 (:class:`ChatCompletionsLane`, :class:`ResponsesLane`, :class:`MessagesLane`:
 events to typed events, a snapshot and an :class:`Outcome`), and thin edges
-(:func:`iter_events` / :func:`aiter_events`, :class:`Liveness`, the encoder).
+(:func:`iter_events` / :func:`aiter_events` with :class:`RetryPolicy` and
+:class:`Reconnecting`, :class:`Liveness`, the encoder).
 Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
 and :mod:`sse_engine.messages`.
 """
@@ -19,8 +20,10 @@ from sse_engine._liveness import (
 )
 from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
+from sse_engine._reconnect import DEFAULT_MAX_RECONNECTS, Reconnecting
+from sse_engine._retry import DEFAULT_MAX_RETRY_DELAY, RetryPolicy
 from sse_engine._sse import Comment, ServerSentEvent
-from sse_engine._transport import DEFAULT_MAX_RECONNECTS, aiter_events, iter_events
+from sse_engine._transport import aiter_events, iter_events
 from sse_engine.chat import (
     ChatCompletionsLane,
     ChatCompletionSnapshot,
@@ -32,6 +35,7 @@ from sse_engine.responses import (
     ResponsesLane,
     ResponseSnapshot,
     ResumePlan,
+    RetrievePlan,
     encode_responses_event,
 )
 
@@ -42,6 +46,7 @@ __all__ = [
     "DEFAULT_KEEPALIVE_ONLY_TIMEOUT",
     "DEFAULT_MAX_EVENT_SIZE",
     "DEFAULT_MAX_RECONNECTS",
+    "DEFAULT_MAX_RETRY_DELAY",
     "ChatCompletionSnapshot",
     "ChatCompletionsLane",
     "Comment",
@@ -55,9 +60,12 @@ __all__ = [
     "MessagesLane",
     "Outcome",
     "ProtocolError",
+    "Reconnecting",
     "ResponseSnapshot",
     "ResponsesLane",
     "ResumePlan",
+    "RetrievePlan",
+    "RetryPolicy",
     "SSEEngineError",
     "SSEParser",
     "ServerSentEvent",

@@ -12,11 +12,13 @@ each only when asked for:
   stream is complete.
 - **Resume** (``reconnect=``): on a dropped connection (a transport exception,
   an idle timeout, or bytes that end before the outcome is known) the loop
-  asks the lane for its resume plan, calls ``reconnect(plan)`` for a new byte
-  iterator, calls ``lane.resume()`` and goes on, at most ``max_reconnects``
-  times per stream. It waits the stream's ``retry:`` time first (via the
-  injectable ``sleep``). Lanes that cannot resume (``resume_plan()`` is None)
-  end as without ``reconnect``.
+  asks the lane for its resume plan and the :class:`RetryPolicy` (``retry=``)
+  for a wait, yields :class:`Reconnecting`, sleeps (the injectable ``sleep``),
+  calls ``reconnect(plan)`` for the new connection, calls ``lane.resume()``
+  and goes on. A reconnect answered with an error status ends the stream at
+  once when the policy says it is not worth retrying (a refused resume: 404),
+  with that answer's error. Lanes that cannot resume (``resume_plan()`` is
+  None) end as without ``reconnect``. The decisions live in ``_reconnect.py``.
 - **Liveness** (``liveness=`` and/or ``clock=``): a :class:`Liveness` is told
   about every chunk (bytes) and every chunk that produced lane events
   (events). A sync iterator can only be checked between chunks, so the
@@ -34,6 +36,7 @@ then ``FAILED`` with ``error.code == "protocol_error"``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import sys
 import time
@@ -49,169 +52,31 @@ from collections.abc import (
 )
 from typing import Any
 
-import attrs
-
 from sse_engine._errors import ProtocolError
-from sse_engine._lane import Lane, LaneEvent, StreamEnd
+from sse_engine._lane import Headers, Lane, LaneEvent
 from sse_engine._liveness import Liveness, LivenessVerdict
-from sse_engine._outcome import Outcome, StreamError
+from sse_engine._reconnect import (
+    DEFAULT_MAX_RECONNECTS,
+    Clock,
+    Driver,
+    Drop,
+    Reconnecting,
+    accepted,
+    split_answer,
+)
+from sse_engine._retry import RetryPolicy
 
-__all__ = ["DEFAULT_MAX_RECONNECTS", "aiter_events", "iter_events"]
+__all__ = ["DEFAULT_MAX_RECONNECTS", "Reconnecting", "aiter_events", "iter_events"]
 
-#: How many times one stream may be reconnected when ``reconnect`` is given.
-DEFAULT_MAX_RECONNECTS = 5
-
-Clock = Callable[[], float]
-Reconnect = Callable[[Any], Iterable[bytes]]
-AsyncReconnect = Callable[[Any], AsyncIterable[bytes] | Awaitable[AsyncIterable[bytes]]]
-
-
-@attrs.define
-class _Drop:
-    """Why the current connection is over (before the outcome was known)."""
-
-    exc: BaseException | None = None
-    verdict: LivenessVerdict | None = None
-
-
-class _Driver:
-    """The decisions iter_events and aiter_events share; no I/O, no waiting.
-
-    One instance per stream. ``feed`` handles a chunk, ``expired`` checks the
-    budgets at a chunk's arrival, ``dropped`` and ``plan`` decide what a
-    dropped connection leads to (a reconnect or the end), ``resumed`` prepares
-    the lane for a new connection and ``finish`` closes the lane with the
-    error that says why it ended.
-    """
-
-    def __init__(
-        self,
-        lane: Lane[Any],
-        can_reconnect: bool,
-        max_reconnects: int,
-        liveness: Liveness | None,
-        clock: Clock | None,
-    ) -> None:
-        if max_reconnects < 0:
-            raise ValueError("max_reconnects must be >= 0")
-        if liveness is None and clock is not None:
-            liveness = Liveness()
-        elif liveness is not None and clock is None:
-            clock = time.monotonic
-        self.lane = lane
-        self.can_reconnect = can_reconnect
-        self.max_reconnects = max_reconnects
-        self.reconnects = 0
-        self.liveness = liveness
-        self.clock: Clock = clock if clock is not None else time.monotonic
-        self.retry_ms: int | None = None
-        if liveness is not None and liveness.started_at is None:
-            liveness.start(self.clock())
-
-    # -- per chunk ---------------------------------------------------------------
-
-    def expired(self) -> LivenessVerdict | None:
-        """At a chunk's arrival: has a budget run out while waiting for it?"""
-        liveness = self.liveness
-        if liveness is None:
-            return None
-        verdict = liveness.check(self.clock())
-        return None if verdict is LivenessVerdict.OK else verdict
-
-    def feed(self, chunk: bytes) -> list[LaneEvent]:
-        """Feed one chunk, telling the liveness about bytes and events."""
-        events = self.lane.feed(chunk)
-        liveness = self.liveness
-        if liveness is not None and chunk:
-            now = self.clock()
-            if events:
-                liveness.on_event(now)
-            else:
-                liveness.on_bytes(now)
-        return events
-
-    def read_timeout(self) -> tuple[float | None, float]:
-        """How long the next read may block, and the clock time when that runs out."""
-        liveness = self.liveness
-        if liveness is None:
-            return None, 0.0
-        now = self.clock()
-        timeout = liveness.next_deadline(now)
-        return timeout, now + (timeout or 0.0)
-
-    def timed_out(self, deadline: float) -> LivenessVerdict:
-        """A bounded read ran out of time: which budget expired.
-
-        Timers may fire a hair before the clock agrees, so the verdict is taken
-        at the deadline if that is later than now.
-        """
-        assert self.liveness is not None
-        verdict = self.liveness.check(max(self.clock(), deadline))
-        return LivenessVerdict.IDLE_TIMEOUT if verdict is LivenessVerdict.OK else verdict
-
-    # -- when a connection ends ----------------------------------------------------
-
-    def dropped(self, exc: BaseException | None, verdict: LivenessVerdict | None) -> _Drop | None:
-        """The connection ended (``exc`` None: the bytes simply ended).
-
-        Returns None when the outcome is already known (nothing was lost: a
-        late exception is not re-raised), else the drop to handle.
-        """
-        if self.lane.outcome is not None:
-            return None
-        if verdict is None and exc is not None and self.liveness is not None:
-            # A transport read timeout set from the liveness budgets fires here:
-            # report which budget it was.
-            checked = self.liveness.check(self.clock())
-            verdict = None if checked is LivenessVerdict.OK else checked
-        retry = self.lane.retry
-        if retry is not None:
-            self.retry_ms = retry
-        return _Drop(exc, verdict)
-
-    def plan(self, drop: _Drop) -> Any:
-        """The lane's resume plan when this drop may be reconnected, else None."""
-        if (
-            not self.can_reconnect
-            or self.reconnects >= self.max_reconnects
-            or drop.verdict is LivenessVerdict.KEEPALIVE_ONLY_TIMEOUT
-        ):
-            return None
-        plan = self.lane.resume_plan()
-        if plan is not None:
-            self.reconnects += 1
-        return plan
-
-    def delay(self) -> float:
-        """Seconds to wait before reconnecting: the stream's ``retry:`` time, if it set one."""
-        return 0.0 if self.retry_ms is None else self.retry_ms / 1000.0
-
-    def resumed(self) -> list[LaneEvent]:
-        """A new connection is open: prepare the lane (and the clocks) for its bytes."""
-        resume: Callable[[], Any] = self.lane.resume  # type: ignore[attr-defined]
-        events = resume()
-        if self.liveness is not None:
-            self.liveness.start(self.clock())
-        return list(events) if events else []
-
-    def finish(self, drop: _Drop | None) -> list[LaneEvent]:
-        """Close the lane; a truncation caused by ``drop`` says why in its error."""
-        lane = self.lane
-        out = lane.close()
-        if drop is None or lane.outcome is not Outcome.TRUNCATED or not out:
-            return out
-        error: StreamError | None
-        if drop.verdict is not None and self.liveness is not None:
-            error = self.liveness.error(drop.verdict, self.clock())
-        elif drop.exc is not None and lane.error is not None:
-            exc = drop.exc
-            error = attrs.evolve(
-                lane.error, message=f"{lane.error.message} ({type(exc).__name__}: {exc})"
-            )
-        else:
-            return out
-        lane.error = error
-        return [StreamEnd(Outcome.TRUNCATED, error) if type(e) is StreamEnd else e for e in out]
+#: What ``reconnect`` may return: the new connection's chunks, or the HTTP
+#: answer as ``(status, headers, chunks)`` so that a refused resume is seen.
+Answer = tuple[int, Headers, Iterable[bytes]]
+AsyncAnswer = tuple[int, Headers, AsyncIterable[bytes]]
+Reconnect = Callable[[Any], Iterable[bytes] | Answer]
+AsyncReconnect = Callable[
+    [Any],
+    AsyncIterable[bytes] | AsyncAnswer | Awaitable[AsyncIterable[bytes]] | Awaitable[AsyncAnswer],
+]
 
 
 def iter_events(
@@ -219,7 +84,7 @@ def iter_events(
     chunks: Iterable[bytes],
     *,
     reconnect: Reconnect | None = None,
-    max_reconnects: int = DEFAULT_MAX_RECONNECTS,
+    retry: RetryPolicy | None = None,
     sleep: Callable[[float], object] = time.sleep,
     liveness: Liveness | None = None,
     clock: Clock | None = None,
@@ -229,9 +94,16 @@ def iter_events(
     A transport exception from ``chunks`` ends the lane as ``TRUNCATED``; its
     final events (the ``StreamEnd``) are yielded, then the exception is
     re-raised. With ``reconnect``, a dropped connection is resumed instead:
-    ``reconnect(lane.resume_plan())`` must return the new connection's byte
-    iterator (raise from it if the reconnect fails; that counts as an attempt).
-    ``sleep`` waits the stream's ``retry:`` time before each reconnect.
+    ``reconnect(lane.resume_plan())`` returns the new connection, as its
+    chunks or as ``(status, headers, chunks)``; the second form lets a
+    refused resume (a 4xx/5xx answer) end the stream with that answer's
+    error, at once when it is not retryable. An exception from ``reconnect``
+    is a failed attempt. ``retry`` (a :class:`RetryPolicy`, default
+    ``RetryPolicy()``: 5 reconnects) decides each wait: the answer's
+    ``retry_after``, else the stream's ``retry:`` capped at its
+    ``max_delay``, else exponential backoff with jitter. A
+    :class:`Reconnecting` event is yielded before each wait, and ``sleep``
+    waits (inject one in tests).
 
     With ``liveness`` (or ``clock``), budgets are checked at each chunk's
     arrival: a chunk that arrives after one ran out is not fed. A silent sync
@@ -240,12 +112,12 @@ def iter_events(
     that timeout fires, the stream ends with the ``idle_timeout`` code and
     the transport's exception is re-raised.
     """
-    driver = _Driver(lane, reconnect is not None, max_reconnects, liveness, clock)
+    driver = Driver(lane, reconnect is not None, retry, liveness, clock)
     return _iter(driver, iter(chunks), reconnect, sleep)
 
 
 def _iter(
-    driver: _Driver,
+    driver: Driver,
     source: Iterator[bytes],
     reconnect: Reconnect | None,
     sleep: Callable[[float], object],
@@ -276,17 +148,24 @@ def _iter(
             # The connection is over: resume it, or end the stream.
             drop = driver.dropped(exc, verdict)
             opened: Iterator[bytes] | None = None
-            while drop is not None and (plan := driver.plan(drop)) is not None:
+            while drop is not None and (step := driver.next_attempt(drop)) is not None:
+                plan, delay = step
                 _close(source)
-                delay = driver.delay()
+                yield driver.attempting(plan, delay)
                 if delay > 0:
                     sleep(delay)
+                assert reconnect is not None
                 try:
-                    assert reconnect is not None
-                    opened = iter(reconnect(plan))
-                    break
+                    answer, status, headers = split_answer(reconnect(plan))
+                    opened = iter(answer)
                 except Exception as error:
-                    drop = _Drop(error)
+                    drop = driver.failed(error)
+                    continue
+                if accepted(status, headers):
+                    break
+                assert status is not None
+                drop = _read_refusal(driver, status, headers, opened)
+                opened = None
             if opened is not None:
                 source = opened
                 yield from driver.resumed()
@@ -297,6 +176,21 @@ def _iter(
             return
     finally:
         _close(source)
+
+
+def _read_refusal(
+    driver: Driver, status: int, headers: Headers | None, body: Iterator[bytes]
+) -> Drop:
+    """Read a refused answer's error body (bounded), close it, and judge it."""
+    refusal = driver.refusal(status, headers)
+    try:
+        with contextlib.suppress(Exception):  # a body cut short still says what it said
+            for chunk in body:
+                if refusal.take(chunk):
+                    break
+    finally:
+        _close(body)
+    return refusal.drop()
 
 
 def _close(source: object) -> None:
@@ -310,21 +204,23 @@ async def aiter_events(
     chunks: AsyncIterable[bytes],
     *,
     reconnect: AsyncReconnect | None = None,
-    max_reconnects: int = DEFAULT_MAX_RECONNECTS,
+    retry: RetryPolicy | None = None,
     sleep: Callable[[float], Awaitable[object]] | None = None,
     liveness: Liveness | None = None,
     clock: Clock | None = None,
 ) -> AsyncGenerator[LaneEvent, None]:
     """The async twin of :func:`iter_events` (asyncio, trio, anyio).
 
-    ``reconnect`` may return an async iterator of bytes or an awaitable of one.
-    ``sleep`` defaults to the running library's sleep. With ``liveness`` (or
-    ``clock``), each read is bounded by ``liveness.next_deadline()`` under
-    asyncio and trio, so a silent connection ends the stream (``idle_timeout``
-    or ``keepalive_only_timeout``) without any help from the transport; under
+    ``reconnect`` may return what ``iter_events``' does with async chunks
+    (an async iterable of bytes, or ``(status, headers, chunks)``), or an
+    awaitable of either. ``sleep`` defaults to the running library's sleep.
+    With ``liveness`` (or ``clock``), each read is bounded by
+    ``liveness.next_deadline()`` under asyncio and trio, so a silent
+    connection ends the stream (``idle_timeout`` or
+    ``keepalive_only_timeout``) without any help from the transport; under
     another event loop only the between-chunk checks apply.
     """
-    driver = _Driver(lane, reconnect is not None, max_reconnects, liveness, clock)
+    driver = Driver(lane, reconnect is not None, retry, liveness, clock)
     source = aiter(chunks)
     bounded = _bounded_reader() if driver.liveness is not None else None
     try:
@@ -360,20 +256,27 @@ async def aiter_events(
                     continue
             drop = driver.dropped(exc, verdict)
             reopened: AsyncIterator[bytes] | None = None
-            while drop is not None and (plan := driver.plan(drop)) is not None:
+            while drop is not None and (step := driver.next_attempt(drop)) is not None:
+                plan, delay = step
                 await _aclose(source)
-                delay = driver.delay()
+                yield driver.attempting(plan, delay)
                 if delay > 0:
                     await (sleep or _library_sleep)(delay)
+                assert reconnect is not None
                 try:
-                    assert reconnect is not None
-                    opened = reconnect(plan)
+                    opened: Any = reconnect(plan)
                     if inspect.isawaitable(opened):
                         opened = await opened
-                    reopened = aiter(opened)
-                    break
+                    answer, status, headers = split_answer(opened)
+                    reopened = aiter(answer)
                 except Exception as error:
-                    drop = _Drop(error)
+                    drop = driver.failed(error)
+                    continue
+                if accepted(status, headers):
+                    break
+                assert status is not None
+                drop = await _aread_refusal(driver, status, headers, reopened)
+                reopened = None
             if reopened is not None:
                 source = reopened
                 for event in driver.resumed():
@@ -386,6 +289,21 @@ async def aiter_events(
             return
     finally:
         await _aclose(source)
+
+
+async def _aread_refusal(
+    driver: Driver, status: int, headers: Headers | None, body: AsyncIterator[bytes]
+) -> Drop:
+    """The async twin of :func:`_read_refusal`."""
+    refusal = driver.refusal(status, headers)
+    try:
+        with contextlib.suppress(Exception):
+            async for chunk in body:
+                if refusal.take(chunk):
+                    break
+    finally:
+        await _aclose(body)
+    return refusal.drop()
 
 
 async def _aclose(source: object) -> None:

@@ -25,13 +25,30 @@ parameters of the POST (every client can send those):
                     and the terminal event only, numbered on from ``starting_after``
 ``ids=1``           Responses only: give each event an ``id:`` line carrying its
                     ``sequence_number``, as Kindo does
+``late_status=NNN`` a slow start whose failure arrives inside the stream, as the
+                    MindsHub document describes it: a 200, the ``prelude``
+                    keepalives, then the lane's in-stream form of the error body of
+                    status NNN (Chat: an error ``data:`` frame and ``[DONE]``;
+                    Messages: ``event: error``; Responses: ``response.created`` then
+                    ``response.failed`` carrying the body's error object)
+``retry_after=V``   send ``Retry-After: V`` with a pre-stream error (``retry_after_ms=V``:
+                    ``retry-after-ms: V``; ``request_id=R``: ``x-request-id: R``)
+``refuse=S1,S2,..`` Responses only: the i-th resume GET of this stream is answered with
+                    the JSON error of status Si (``ok`` serves it); later GETs are served
+                    (``refuse_retry_after=V`` adds ``Retry-After: V`` to each refusal)
 
 ``GET /v1/responses/{id}?stream=true&starting_after=N`` resumes a stream the
 server has served, as Kindo documents it: events with ``sequence_number > N``
 (``Last-Event-ID`` is honoured when ``starting_after`` is absent, and neither
 means a replay from the start); a negative or non-integer ``starting_after``
 is a 400; a ``resp_run_*`` id replays from the start only (a positive
-``starting_after`` is a 400); an unknown id is a 404.
+``starting_after`` is a 400); an unknown id is a 404. The same path without
+``stream=true`` is the plain retrieve: the final ``response`` object as JSON
+(the terminal event's), for a client past the resume window.
+
+``StreamServer.queue`` scripts successive POSTs: each POST takes the next entry
+(a dict of the query parameters above) before the defaults, so a test can make
+the first attempt fail one way, the second another, and the third succeed.
 
 Every loop is bounded (event counts, keepalive counts, at most 2 MiB of
 no-newline data, silences capped at 5 s) and the server binds 127.0.0.1 only.
@@ -55,6 +72,7 @@ import requests
 from aiohttp import web
 
 from sse_engine import _transport
+from sse_engine._reconnect import Reconnecting
 
 CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
 KEEPALIVE = b": keepalive\n\n"
@@ -166,6 +184,55 @@ def _response_id(events: list[bytes]) -> str | None:
     return None
 
 
+def _final_response(events: list[bytes]) -> dict[str, Any]:
+    """The response object of the stream's terminal event: what a plain GET returns."""
+    for event in reversed(events):
+        data = event.partition(b"data: ")[2]
+        if data:
+            payload = json.loads(data)
+            response = payload.get("response") if isinstance(payload, dict) else None
+            if isinstance(response, dict) and response.get("status") not in (None, "in_progress"):
+                return response
+    raise AssertionError("the stored stream has no terminal event")
+
+
+def late_failure(lane: str, status: int) -> list[bytes]:
+    """The in-stream form of the failure whose pre-stream body is ``error_body(lane, status)``."""
+    body = error_body(lane, status)
+    payload = json.loads(body)
+    flat = json.dumps(payload, separators=(",", ":")).encode()
+    if lane == "chat":
+        return [b"data: " + flat + b"\n\n", b"data: [DONE]\n\n"]
+    if lane == "messages":
+        return [b"event: error\ndata: " + flat + b"\n\n"]
+    response: dict[str, Any] = {
+        "id": f"resp_late{status}",
+        "object": "response",
+        "status": "in_progress",
+        "error": None,
+        "output": [],
+    }
+    created = {"type": "response.created", "response": response, "sequence_number": 0}
+    error = payload["error"]
+    failed_response = {**response, "status": "failed", "error": error}
+    failed = {"type": "response.failed", "response": failed_response, "sequence_number": 1}
+    return [
+        f"event: {frame['type']}\ndata: {json.dumps(frame)}\n\n".encode()
+        for frame in (created, failed)
+    ]
+
+
+def _error_headers(query: Any) -> dict[str, str]:
+    headers = {}
+    if "retry_after" in query:
+        headers["Retry-After"] = query["retry_after"]
+    if "retry_after_ms" in query:
+        headers["retry-after-ms"] = query["retry_after_ms"]
+    if "request_id" in query:
+        headers["x-request-id"] = query["request_id"]
+    return headers
+
+
 def _pair(value: str) -> tuple[int, int]:
     first, _, second = value.partition(":")
     return int(first), int(second or 0)
@@ -184,6 +251,8 @@ class Faults:
     silent: tuple[int, float] | None = None
     retry: int | None = None
     fallback: bool = False
+    refusals: list[str] = attrs.Factory(list)
+    refuse_retry_after: str | None = None
 
     @classmethod
     def from_query(cls, query: Any) -> Faults:
@@ -202,6 +271,8 @@ class Faults:
             silent=silent,
             retry=int(query["retry"]) if "retry" in query else None,
             fallback="fallback" in query,
+            refusals=query["refuse"].split(",") if "refuse" in query else [],
+            refuse_retry_after=query.get("refuse_retry_after"),
         )
 
 
@@ -235,6 +306,9 @@ class StreamServer:
         #: (how a test puts faults under a client it does not control, such as
         #: the docs' example scripts).
         self.defaults: dict[str, str] = {}
+        #: One entry per POST, taken in order: the parameters of that attempt
+        #: (they win over ``defaults``; the POST's own query wins over both).
+        self.queue: list[dict[str, str]] = []
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
@@ -271,6 +345,7 @@ class StreamServer:
         self.stored.clear()
         self.seen.clear()
         self.defaults.clear()
+        self.queue.clear()
 
     # -- handlers ------------------------------------------------------------------------
 
@@ -288,11 +363,20 @@ class StreamServer:
         self._record(request)
         await request.read()
         lane = LANES[request.path.removeprefix("/v1/")]
-        query = {**self.defaults, **request.query}
+        script = self.queue.pop(0) if self.queue else {}
+        query = {**self.defaults, **script, **request.query}
         if "status" in query:
             status = int(query["status"])
             return web.Response(
-                status=status, body=error_body(lane, status), content_type="application/json"
+                status=status,
+                body=error_body(lane, status),
+                content_type="application/json",
+                headers=_error_headers(query),
+            )
+        if "late_status" in query:
+            events = late_failure(lane, int(query["late_status"]))
+            return await self._stream(
+                request, list(enumerate(events)), Faults.from_query(query), first=True
             )
         if "no_newline" in query:
             return await self._no_newline(request)
@@ -311,8 +395,23 @@ class StreamServer:
         self._record(request)
         response_id = request.match_info["id"]
         stored = self.stored.get(response_id)
-        if stored is None or request.query.get("stream") != "true":
+        if stored is None:
             return _json_error(404, f"No response found with id '{response_id}'.", "not_found")
+        if request.query.get("stream") != "true":
+            return web.json_response(_final_response(stored.events))
+        if stored.faults.refusals:
+            refusal = stored.faults.refusals.pop(0)
+            if refusal != "ok":
+                status = int(refusal)
+                body = error_body("responses", status)
+                if status == 404:  # the response is gone (its retention ran out)
+                    body = _error_json(f"No response found with id '{response_id}'.", "not_found")
+                headers = {}
+                if stored.faults.refuse_retry_after is not None:
+                    headers["Retry-After"] = stored.faults.refuse_retry_after
+                return web.Response(
+                    status=status, body=body, content_type="application/json", headers=headers
+                )
         raw = request.query.get("starting_after", request.headers.get("Last-Event-ID"))
         after: int | None = None
         if raw is not None and raw != "":
@@ -403,11 +502,15 @@ class StreamServer:
         return response
 
 
+def _error_json(message: str, code: str) -> bytes:
+    error = {"message": message, "type": "invalid_request_error", "param": None, "code": code}
+    return json.dumps({"error": error}).encode()
+
+
 def _json_error(status: int, message: str, code: str) -> web.Response:
-    body = {
-        "error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}
-    }
-    return web.json_response(body, status=status)
+    return web.Response(
+        status=status, body=_error_json(message, code), content_type="application/json"
+    )
 
 
 async def _abort(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:
@@ -444,18 +547,34 @@ def stream_server(_stream_server: StreamServer) -> Iterator[StreamServer]:
 #
 # Each client opens a request and hands back the status, the headers and the body's
 # chunks as they arrive; `drive()` runs a lane over it with iter_events/aiter_events,
-# including a reconnect callable that opens the lane's resume plan with the same client.
+# including a reconnect callable that opens the lane's resume plan with the same client
+# and answers with (status, headers, chunks), so that a refused resume is seen. Waits
+# between reconnects are recorded, never slept, unless the test passes its own sleep.
 
 CLIENTS = ("httpx", "requests", "httpx_async", "aiohttp")
 
 
 @attrs.define
 class Result:
-    """What a consumer saw: the events in order, the exception raised at the end (if any)."""
+    """What a consumer saw: the events in order, the exception raised at the end (if any).
+
+    ``events`` is everything the glue yielded, ``Reconnecting`` included;
+    ``slept`` the waits it asked for (when the test did not pass a ``sleep``).
+    """
 
     events: list[Any]
     exc: BaseException | None
     reconnect_urls: list[str]
+    slept: list[float] = attrs.Factory(list)
+
+    @property
+    def lane_events(self) -> list[Any]:
+        """The lane's own events: what feeding the bytes straight into a lane gives."""
+        return [e for e in self.events if not isinstance(e, Reconnecting)]
+
+    @property
+    def reconnecting(self) -> list[Reconnecting]:
+        return [e for e in self.events if isinstance(e, Reconnecting)]
 
 
 def resume_url(base: str, plan: Any, mode: str = "plan") -> tuple[str, dict[str, str]]:
@@ -523,11 +642,10 @@ def _drive_sync(
             assert resume_base is not None
             target, headers = resume_url(resume_base, plan, resume_mode)
             urls.append(target)
-            status, _, chunks = open_("GET", target, headers)
-            if status != 200:
-                raise ConnectionError(f"resume refused with HTTP {status}")
-            return chunks
+            return open_("GET", target, headers)
 
+        slept: list[float] = []
+        glue.setdefault("sleep", slept.append)
         status, headers, chunks = open_("POST", url, {})
         lane.start(status, headers)
         events: list[Any] = []
@@ -539,7 +657,7 @@ def _drive_sync(
                 events.append(event)
         except Exception as error:
             exc = error
-    return Result(events, exc, urls)
+    return Result(events, exc, urls, slept)
 
 
 async def _drive_async(
@@ -580,11 +698,14 @@ async def _drive_async(
             assert resume_base is not None
             target, headers = resume_url(resume_base, plan, resume_mode)
             urls.append(target)
-            status, _, chunks = await open_("GET", target, headers)
-            if status != 200:
-                raise ConnectionError(f"resume refused with HTTP {status}")
-            return chunks
+            return await open_("GET", target, headers)
 
+        slept: list[float] = []
+
+        async def record(seconds: float) -> None:
+            slept.append(seconds)
+
+        glue.setdefault("sleep", record)
         status, headers, chunks = await open_("POST", url, {})
         lane.start(status, headers)
         events: list[Any] = []
@@ -596,4 +717,4 @@ async def _drive_async(
                 events.append(event)
         except Exception as error:
             exc = error
-    return Result(events, exc, urls)
+    return Result(events, exc, urls, slept)

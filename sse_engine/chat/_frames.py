@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sse_engine._encoder import encode_json, not_this_lane
+from sse_engine._encoder import encode_event, encode_json, not_this_lane
 from sse_engine._lane import FrameItem, StreamEnd, StreamRestarted
 from sse_engine._outcome import Outcome
 from sse_engine.chat._events import ChatChunk, ChatEvent, ChatUnknownFrame
@@ -21,17 +21,27 @@ from sse_engine.chat._events import ChatChunk, ChatEvent, ChatUnknownFrame
 __all__ = ["encode_chat_done", "encode_chat_event"]
 
 _CHAT_DONE = b"data: [DONE]\n\n"
+# Failures the lane decides itself: no frame on the wire carried them.
+_VERDICT_CODES = frozenset({"protocol_error", "wrong_lane"})
 
 
-def _stream_end_is_in_stream_error(end: StreamEnd) -> bool:
+def _error_frame(end: StreamEnd) -> bytes:
+    """The in-stream error frame a FAILED ``StreamEnd`` was read from, or ``b""``.
+
+    An error frame's ``StreamError.raw`` is what it carried: the decoded JSON
+    object, or the data text of an ``event: error`` frame whose data is not a
+    JSON object (``"overloaded"``, ``503``, plain text), which goes back as sent.
+    """
     error = end.error
-    return (
-        end.outcome is Outcome.FAILED
-        and error is not None
-        and error.status is None
-        and isinstance(error.raw, Mapping)
-        and error.code != "protocol_error"
-    )
+    if error is None or error.status is not None or error.code in _VERDICT_CODES:
+        return b""
+    raw = error.raw
+    if isinstance(raw, Mapping):
+        # Read as an error either from its "error" key or from its `event: error` line.
+        return encode_json(raw, event=None if raw.get("error") else "error")
+    if isinstance(raw, str):
+        return encode_event(raw, event="error")
+    return b""
 
 
 def encode_chat_done() -> bytes:
@@ -45,10 +55,17 @@ def encode_chat_event(item: FrameItem) -> bytes:
     A payload dict becomes a data-only frame (``data: {json}``). ``ChatChunk``
     and ``ChatUnknownFrame`` become the frame they were decoded from; the
     events a chunk's content produces (``ChatContentDelta``, ...) become
-    ``b""``, since their ``ChatChunk`` already carried the frame. ``StreamEnd``
-    becomes ``data: [DONE]`` when the stream reached it (COMPLETED, INCOMPLETE,
-    or TRUNCATED with ``missing_finish_reason``), the error frame for an
-    in-stream error, else ``b""``. Raises ``TypeError`` for another lane's event.
+    ``b""``, since their ``ChatChunk`` already carried the frame.
+
+    ``StreamEnd`` becomes ``data: [DONE]`` when the stream reached it:
+    ``COMPLETED`` and ``INCOMPLETE`` (which the lane only decides at ``[DONE]``,
+    unless made with ``require_done=False``: a stream it accepted without
+    ``[DONE]`` is re-emitted with one, so every client sees it end), and
+    ``TRUNCATED`` with ``missing_finish_reason``. A ``TRUNCATED`` end without
+    ``[DONE]`` (``stream_truncated``, even when every choice had finished)
+    becomes ``b""``, so the re-emitted stream is cut where the original was.
+    An in-stream error becomes its error frame; any other end ``b""``. Raises
+    ``TypeError`` for another lane's event.
     """
     if isinstance(item, Mapping):
         return encode_json(item)
@@ -63,10 +80,7 @@ def encode_chat_event(item: FrameItem) -> bytes:
         if outcome is Outcome.TRUNCATED:
             reached = item.error is not None and item.error.code == "missing_finish_reason"
             return _CHAT_DONE if reached else b""
-        if _stream_end_is_in_stream_error(item):
-            assert item.error is not None
-            raw = item.error.raw
-            # A frame the lane read as an error only because of its `event: error` line.
-            return encode_json(raw, event=None if raw.get("error") else "error")
+        if outcome is Outcome.FAILED:
+            return _error_frame(item)
         return b""
     raise not_this_lane(item, "Chat Completions")

@@ -13,8 +13,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sse_engine._lane import Lane, LaneEvent
-from sse_engine._outcome import Outcome, StreamError
+from sse_engine._lane import JsonLoads, Lane, LaneEvent
+from sse_engine._outcome import Outcome, StreamError, is_retryable
+from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE
 from sse_engine._sse import ServerSentEvent
 from sse_engine.chat._events import (
     ChatChunk,
@@ -61,6 +62,29 @@ def _text_or_none(value: Any) -> str | None:
     return value if type(value) is str and value else None
 
 
+def _is_another_call(call: ChatToolCallSnapshot, call_id: str | None, whole: bool) -> bool:
+    """Whether a fragment that would continue ``call`` is in fact a new call.
+
+    It is when it brings a different id, or when it is a whole call (name and
+    complete arguments) arriving after ``call`` also came whole: Gemini sends
+    each call in one piece, without an index and often with ``"id": ""``.
+    """
+    if call_id is not None and call.id is not None and call_id != call.id:
+        return True
+    return whole and call.whole
+
+
+def _has_answer(choice: ChatChoiceSnapshot) -> bool:
+    """Whether a choice holds anything the caller asked for (reasoning alone is not)."""
+    return bool(
+        choice.content
+        or choice.refusal
+        or choice.tool_calls
+        or choice.function_call is not None
+        or choice.extra.get("audio")
+    )
+
+
 class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
     """The Chat Completions state machine: bytes in, :class:`ChatEvent` objects out.
 
@@ -69,11 +93,32 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
     into :class:`ProtocolError`; ``max_event_size`` bounds one SSE event.
 
     The outcome is decided at ``data: [DONE]`` (or by ``close()``), not at the
-    finish chunk: the usage chunk comes after it.
+    finish chunk: the usage chunk comes after it. A stream that ends without
+    ``[DONE]`` is ``TRUNCATED`` even when every choice had finished;
+    ``require_done=False`` is for a server known never to send ``[DONE]``:
+    then a stream whose choices all finished completes at ``close()`` (warning
+    ``missing_done``). ``expect_usage=True`` says the request asked for usage
+    (``stream_options.include_usage``): a stream that ends without it gets the
+    warning ``missing_usage``.
     """
 
     terminal_event_name = "data: [DONE] (or an error frame)"
     encode_frame = staticmethod(encode_chat_event)
+
+    def __init__(
+        self,
+        *,
+        require_done: bool = True,
+        expect_usage: bool = False,
+        json_loads: JsonLoads = json.loads,
+        strict: bool = False,
+        max_event_size: int | None = DEFAULT_MAX_EVENT_SIZE,
+    ) -> None:
+        #: Whether only ``data: [DONE]`` ends the stream cleanly (the default).
+        self.require_done = require_done
+        #: Whether the request asked for a usage chunk.
+        self.expect_usage = expect_usage
+        super().__init__(json_loads=json_loads, strict=strict, max_event_size=max_event_size)
 
     def _setup(self) -> None:
         self._snapshot = ChatCompletionSnapshot()
@@ -93,6 +138,9 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
 
     def _on_event(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
         data = sse.data
+        if sse.event == "error":
+            self._end(Outcome.FAILED, self._error_event(data), out)
+            return
         if data[:6] == "[DONE]":
             self._on_done(out)
             return
@@ -104,7 +152,7 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
             self._warn("unexpected_frame", f"a frame that is not a JSON object: {data[:80]!r}")
             out.append(ChatUnknownFrame(payload))
             return
-        if payload.get("error") or sse.event == "error":
+        if payload.get("error"):
             self._end(Outcome.FAILED, StreamError.from_payload(payload), out)
             return
         obj = payload.get("object")
@@ -136,6 +184,32 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         moderation = payload.get("moderation")
         if moderation is not None:
             snap.moderation = moderation
+
+    def _error_event(self, data: str) -> StreamError:
+        """The failure an ``event: error`` frame reports, whatever its data.
+
+        A JSON object is read as an error payload; anything else (a JSON string
+        such as ``"overloaded"``, a number, ``null``, a list, plain text) is the
+        message, kept as sent in ``raw``. A bare word is also the ``code``, so
+        the shared table decides whether it is worth retrying.
+        """
+        if not data.strip():
+            return StreamError(message="an error event without data", code="stream_error", raw=data)
+        text: str | None
+        try:
+            payload = self.json_loads(data)
+        except (ValueError, TypeError, RecursionError):
+            text = data  # plain text, not JSON
+        else:
+            if type(payload) is dict:
+                return StreamError.from_payload(payload)
+            text = payload if type(payload) is str and payload.strip() else None
+        if text is None:  # a number, null, a list: the data itself says what happened
+            return StreamError.from_text(data, raw=data)
+        word = text.strip()
+        if len(word) <= 64 and word.isascii() and word.isidentifier():
+            return StreamError(message=word, code=word, retryable=is_retryable(word), raw=data)
+        return StreamError.from_text(text, raw=data)
 
     def _take_identity(self, payload: dict[str, Any]) -> None:
         snap = self._snapshot
@@ -308,31 +382,36 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         call_id = _text_or_none(fragment.get("id"))
         name = _text_or_none(function.get("name"))
         call_type = _text_or_none(fragment.get("type"))
+        # A call sent in one piece (Gemini): its name and complete JSON arguments.
+        whole = name is not None and self._is_json(function.get("arguments"))
         call: ChatToolCallSnapshot | None
         if type(wire) is int:
             call = state.tool_by_wire_index(wire)
-            if call is not None and call_id and call.id and call_id != call.id:
-                # A gateway numbering every call 0: a new id means a new call.
+            if call is not None and _is_another_call(call, call_id, whole):
+                # A gateway numbering every call 0: a new id, or a second whole
+                # call, means a new call.
                 self._warn_once(
-                    "tool_index_reused",
-                    f"tool call index {wire} reused for a new call id {call_id!r}",
+                    "tool_index_reused", f"tool call index {wire} was reused for a new call"
                 )
                 call = None
         else:
             if wire is not None:
                 self._bad_field("tool_calls[].index", "an integer", wire)
-            # Gemini sends no index: a fragment continues the current call unless it
-            # brings a different id.
+            # Gemini sends no index (and often "id": ""): a fragment continues the
+            # current call unless something says it is another one.
             self._warn_once("missing_tool_index", "tool call fragments without an index")
             wire = None
             call = state.current_tool
-            if call is not None and call_id and call.id and call_id != call.id:
+            if call is not None and (
+                _is_another_call(call, call_id, whole)
+                or (name is not None and (call.wire_index is not None or name != call.name))
+            ):
                 call = None
         if call is None:
             current = state.current_tool
             if current is not None and not current.done:
                 self._tool_done(state, current, raw, out)
-            call = state.add_tool_call(wire, call_id, name, call_type)
+            call = state.add_tool_call(wire, call_id, name, call_type, whole=whole)
             out.append(
                 ChatToolCallStarted(
                     state.index, call.index, call_id, name, call_type or "function", raw=raw
@@ -349,6 +428,18 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         call.name = self._keep_first(call.name, name, "name", call)
         call.type = call.type or call_type
         return call
+
+    def _is_json(self, arguments: Any) -> bool:
+        """Whether a fragment's arguments are a complete JSON text (or an object)."""
+        if type(arguments) is dict:
+            return True
+        if type(arguments) is not str or not arguments:
+            return False
+        try:
+            self.json_loads(arguments)
+        except (ValueError, TypeError, RecursionError):
+            return False
+        return True
 
     def _keep_first(
         self, old: str | None, new: str | None, what: str, call: ChatToolCallSnapshot
@@ -465,26 +556,57 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
 
     def _on_done(self, out: list[LaneEvent]) -> None:
         snap = self._snapshot
+        error = None
         if snap.finished:
-            self._end(self._verdict(), None, out)
-            return
-        unfinished = sorted(i for i, c in snap.choices.items() if c.finish_reason is None)
-        message = (
-            f"data: [DONE] arrived without a finish_reason for choice(s) {unfinished}"
-            if unfinished
-            else "data: [DONE] arrived before any choice"
-        )
-        error = StreamError(message=message, code="missing_finish_reason", retryable=True)
-        self._end(Outcome.TRUNCATED, error, out)
+            outcome = self._verdict()
+        else:
+            unfinished = sorted(i for i, c in snap.choices.items() if c.finish_reason is None)
+            message = (
+                f"data: [DONE] arrived without a finish_reason for choice(s) {unfinished}"
+                if unfinished
+                else "data: [DONE] arrived before any choice"
+            )
+            error = StreamError(message=message, code="missing_finish_reason", retryable=True)
+            outcome = Outcome.TRUNCATED
+        self._check_end(outcome)
+        self._end(outcome, error, out)
 
     def _on_transport_end(self) -> tuple[Outcome, StreamError | None]:
-        if self._snapshot.finished:
+        finished = self._snapshot.finished
+        if finished and not self.require_done:
             self._warn(
                 "missing_done",
-                "the transport ended without data: [DONE] after every choice had finished",
+                "the transport ended without data: [DONE] after every choice had finished "
+                "(accepted: require_done=False)",
             )
-            return self._verdict(), None
-        return super()._on_transport_end()
+            outcome, error = self._verdict(), None
+        else:
+            if finished:
+                self._warn(
+                    "missing_done",
+                    "the transport ended without data: [DONE], although every choice had "
+                    "finished: the usage chunk, which comes right before [DONE], may be lost",
+                )
+            outcome, error = super()._on_transport_end()
+        self._check_end(outcome)
+        return outcome, error
+
+    def _check_end(self, outcome: Outcome) -> None:
+        """Warn about what a stream that is ending lacks (not for a reported failure)."""
+        if outcome is Outcome.FAILED:
+            return
+        snap = self._snapshot
+        if outcome is Outcome.COMPLETED and not any(map(_has_answer, snap.choices.values())):
+            self._warn(
+                "empty_completion",
+                "the stream completed with no text, tool call or refusal in any choice "
+                "(a provider may finish a failed generation normally)",
+            )
+        if self.expect_usage and snap.usage is None:
+            self._warn(
+                "missing_usage",
+                "the stream ended without the usage chunk that the request asked for",
+            )
 
     # -- anomalies ------------------------------------------------------------------------
 

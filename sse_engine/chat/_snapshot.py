@@ -1,10 +1,12 @@
 """The Chat Completions snapshot: what the lane has assembled, and its ``chat.completion`` form.
 
-Text is kept as a list of pieces joined on first read (``self.x += piece`` on an
-attribute would copy the whole string on every delta: quadratic for a long
-answer). Provider fields this module has no name for are merged the way the
-OpenAI SDK's ``accumulate_delta`` does, with two differences: numbers are
-replaced rather than added, and a null never erases a value.
+Every text that grows is kept as a list of pieces and joined when it is read
+(``x = x + piece`` copies the whole string on every delta: quadratic for a long
+answer or a long nested field such as ``delta.audio.data``). That holds at any
+depth: provider fields this module has no name for are merged the way the
+OpenAI SDK's ``accumulate_delta`` does (strings concatenated, objects merged,
+lists extended, ``index`` and ``type`` replaced), with two differences: numbers
+are replaced rather than added, and a null never erases a value.
 """
 
 from __future__ import annotations
@@ -18,13 +20,16 @@ __all__ = [
     "ChatToolCallSnapshot",
 ]
 
-# Nesting deeper than this is copied by reference and replaced rather than
-# merged: no payload can drive the recursion into RecursionError.
+# Objects nested deeper than this are replaced rather than merged key by key,
+# so no payload can drive merge_field's recursion into RecursionError.
 _MAX_DEPTH = 64
+# Keys the SDK replaces instead of concatenating: they name a list position or
+# a variant, so "type": "text" sent twice is still "text".
+_REPLACED = frozenset({"index", "type"})
 
 
 class _TextParts(list[str]):
-    """A top-level string field being accumulated piece by piece."""
+    """A string field being accumulated piece by piece (at any depth of ``extra``)."""
 
     __slots__ = ()
 
@@ -38,37 +43,85 @@ def _join(parts: list[str] | None) -> str | None:
     return parts[0]
 
 
-def json_copy(value: Any, depth: int = 0) -> Any:
-    """A copy of decoded JSON (dicts and lists are new), with accumulated text joined."""
-    if depth > _MAX_DEPTH:
-        return value
+def json_copy(value: Any) -> Any:
+    """A fresh copy of decoded JSON, with accumulated text joined.
+
+    Every dict and list is new, at any depth (an explicit stack, not recursion:
+    no nesting is too deep to copy), so a caller may mutate the copy freely.
+    """
     if type(value) is _TextParts:
         return _join(value)
-    if isinstance(value, dict):
-        return {k: json_copy(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_copy(v, depth + 1) for v in value]
-    return value
+    if not isinstance(value, dict | list):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        source, target = pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        is_dict = isinstance(target, dict)
+        for key, item in items:
+            if type(item) is _TextParts:
+                item = _join(item)
+            elif isinstance(item, dict | list):
+                child: Any = {} if isinstance(item, dict) else []
+                push((item, child))
+                item = child
+            if is_dict:
+                target[key] = item
+            else:
+                target.append(item)
+    return root
 
 
 def merge_field(acc: dict[str, Any], key: str, value: Any, depth: int = 0) -> None:
-    """Merge one delta field into ``acc``: concatenate text, merge objects, extend lists."""
+    """Merge one delta field into ``acc``: concatenate text, merge objects, extend lists.
+
+    Each string piece is appended to a list of pieces, never added to the text
+    so far: the cost is linear in what was sent, however deep the field. A
+    list whose entries carry an ``index`` (OpenRouter's ``reasoning_details``)
+    is merged entry by entry at that index, as the SDK does; other lists grow.
+    """
     old = acc.get(key)
     if value is None:
         acc.setdefault(key, None)
-    elif old is None:
-        acc[key] = _TextParts((value,)) if depth == 0 and type(value) is str else json_copy(value)
-    elif type(old) is _TextParts and type(value) is str:
-        old.append(value)
-    elif type(old) is str and type(value) is str:
-        acc[key] = old + value
+    elif key in _REPLACED:
+        acc[key] = json_copy(value)
+    elif type(value) is str:
+        if type(old) is _TextParts:
+            old.append(value)
+        elif type(old) is str:
+            acc[key] = _TextParts((old, value))
+        else:
+            acc[key] = value
+    elif type(value) is list and (old is None or type(old) is list):
+        if old is None:
+            old = acc[key] = []
+        if depth < _MAX_DEPTH and _has_indexed_entries(value):
+            _merge_entries(old, value, depth + 1)
+        else:
+            old.extend(json_copy(value))
     elif type(old) is dict and type(value) is dict and depth < _MAX_DEPTH:
         for k, v in value.items():
             merge_field(old, k, v, depth + 1)
-    elif type(old) is list and type(value) is list:
-        old.extend(json_copy(value))
     else:
         acc[key] = json_copy(value)
+
+
+def _has_indexed_entries(items: list[Any]) -> bool:
+    return any(type(item) is dict and "index" in item for item in items)
+
+
+def _merge_entries(acc: list[Any], entries: list[Any], depth: int) -> None:
+    """Merge each entry into the one at its ``index``, or append it (a new index)."""
+    for entry in entries:
+        index = entry.get("index") if type(entry) is dict else None
+        if type(index) is int and 0 <= index < len(acc) and type(acc[index]) is dict:
+            target = acc[index]
+            for k, v in entry.items():
+                merge_field(target, k, v, depth + 1)
+        else:
+            acc.append(json_copy(entry))
 
 
 class _CallSnapshot:
@@ -104,15 +157,29 @@ class ChatToolCallSnapshot(_CallSnapshot):
     ``index`` is its position in the list; ``done`` turns true when the lane
     reports the call complete; ``extra`` holds provider fields of the call
     (Gemini's ``extra_content`` with the ``thought_signature`` to send back).
+    ``wire_index`` is the ``index`` the provider gave it (None when it gave
+    none, as Gemini does), and ``whole`` says that its opening fragment
+    carried the name and complete JSON arguments (a call sent in one piece).
     """
 
-    __slots__ = ("done", "extra", "id", "index", "type")
+    __slots__ = ("done", "extra", "id", "index", "type", "whole", "wire_index")
 
-    def __init__(self, index: int, id: str | None, name: str | None, type: str | None) -> None:
+    def __init__(
+        self,
+        index: int,
+        id: str | None,
+        name: str | None,
+        type: str | None,
+        *,
+        wire_index: int | None = None,
+        whole: bool = False,
+    ) -> None:
         super().__init__(name)
         self.index = index
         self.id = id
         self.type = type
+        self.wire_index = wire_index
+        self.whole = whole
         self.done = False
         self.extra: dict[str, Any] = {}
 
@@ -185,9 +252,17 @@ class ChatChoiceSnapshot:
         return self._by_wire.get(wire)
 
     def add_tool_call(
-        self, wire: int | None, id: str | None, name: str | None, type: str | None
+        self,
+        wire: int | None,
+        id: str | None,
+        name: str | None,
+        type: str | None,
+        *,
+        whole: bool = False,
     ) -> ChatToolCallSnapshot:
-        call = ChatToolCallSnapshot(len(self.tool_calls), id, name, type)
+        call = ChatToolCallSnapshot(
+            len(self.tool_calls), id, name, type, wire_index=wire, whole=whole
+        )
         self.tool_calls.append(call)
         if wire is not None:
             self._by_wire[wire] = call
@@ -270,18 +345,20 @@ class ChatCompletionSnapshot:
 
     def to_api(self) -> dict[str, Any]:
         """The ``chat.completion`` object, JSON-ready (a fresh copy on every call)."""
+        # Every field goes through json_copy: a provider may send any JSON in
+        # place of a string or a number, and the caller owns what it gets.
         out: dict[str, Any] = {
-            "id": self.id,
+            "id": json_copy(self.id),
             "object": "chat.completion",
-            "created": self.created,
-            "model": self.model,
+            "created": json_copy(self.created),
+            "model": json_copy(self.model),
             "choices": [self.choices[i].to_api() for i in sorted(self.choices)],
             "usage": json_copy(self.usage),
         }
         if self.system_fingerprint is not None:
-            out["system_fingerprint"] = self.system_fingerprint
+            out["system_fingerprint"] = json_copy(self.system_fingerprint)
         if self.service_tier is not None:
-            out["service_tier"] = self.service_tier
+            out["service_tier"] = json_copy(self.service_tier)
         if self.moderation is not None:
             out["moderation"] = json_copy(self.moderation)
         return out

@@ -11,7 +11,8 @@ resume recipe.
   shape, ``type`` is the wire type (``sse_engine.responses._events``).
 - :class:`ResponseSnapshot`, :class:`OutputItem`, :class:`ContentPart`,
   :class:`TextBuffer`: the response as it builds up (``sse_engine.responses._snapshot``).
-- :class:`ResumePlan`: the reconnect request (``sse_engine.responses._resume``).
+- :class:`ResumePlan`: the reconnect request, and :class:`RetrievePlan`, the plain
+  GET for the final object past the resume window (``sse_engine.responses._resume``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from sse_engine.responses._events import (
 )
 from sse_engine.responses._frames import encode_responses_event
 from sse_engine.responses._lane import ITEM_STATUS_TYPES, ResponsesLane
-from sse_engine.responses._resume import ResumePlan
+from sse_engine.responses._resume import ResumePlan, RetrievePlan
 from sse_engine.responses._snapshot import ContentPart, OutputItem, ResponseSnapshot, TextBuffer
 
 __all__ = [
@@ -82,6 +83,7 @@ __all__ = [
     "ResponsesEvent",
     "ResponsesLane",
     "ResumePlan",
+    "RetrievePlan",
     "TextBuffer",
     "encode_responses_event",
 ]

@@ -25,6 +25,7 @@ from sse_engine.responses._events import (
 from sse_engine.responses._fields import Malformed
 from sse_engine.responses._frames import encode_responses_event
 from sse_engine.responses._items import CALL_KINDS, CONTENT_KINDS, ITEM_STATUS_TYPES, ItemAssembly
+from sse_engine.responses._load import load_response
 from sse_engine.responses._resume import ResumePlan
 from sse_engine.responses._snapshot import (
     OutputItem,
@@ -105,6 +106,18 @@ class ResponsesLane(ItemAssembly):
         self._last_seq = None
         self._open = None
         return [StreamRestarted(f"full replay of {plan.response_id} from the start")]
+
+    def load(self, response: dict[str, Any]) -> list[LaneEvent]:
+        """End the stream from the non-streamed ``response`` object (a plain GET's JSON).
+
+        For a fresh lane, or one whose stream was TRUNCATED (a resume refused
+        past the window: see :meth:`ResumePlan.retrieve`). The snapshot becomes
+        that object and the outcome its ``status``: ``completed`` COMPLETED,
+        ``incomplete`` and ``cancelled`` INCOMPLETE, ``failed`` FAILED with its
+        ``error``, ``queued`` / ``in_progress`` TRUNCATED (``response_in_progress``,
+        retryable: fetch it again later). Returns ``[StreamEnd(outcome, error)]``.
+        """
+        return load_response(self, response)
 
     # -- one event ---------------------------------------------------------------------
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import typing
 from urllib.parse import quote, urlencode
 
 import attrs
 
-__all__ = ["ResumePlan"]
+__all__ = ["ResumePlan", "RetrievePlan"]
 
 #: Agent-run responses (``resp_run_<runId>``) can only be replayed from the start.
 AGENT_RUN_PREFIX = "resp_run_"
@@ -51,7 +52,7 @@ class ResumePlan:
     @property
     def path(self) -> str:
         """``/responses/{id}``, relative to the API base URL."""
-        return f"/responses/{quote(self.response_id, safe='')}"
+        return _path(self.response_id)
 
     @property
     def query(self) -> dict[str, str]:
@@ -68,3 +69,50 @@ class ResumePlan:
     def url(self, base_url: str) -> str:
         """The full URL: ``plan.url("https://api.kindo.ai/v1")``."""
         return f"{base_url.rstrip('/')}{self.path}?{urlencode(self.query)}"
+
+    def retrieve(self) -> RetrievePlan:
+        """The plain GET for the final response object, for when a resume is no use.
+
+        Past the resume window a streamed resume gives only the final items
+        (or is refused); the final object is fetched without ``stream``, and
+        :meth:`ResponsesLane.load` takes it. Same shape as this plan:
+        ``method``, ``path``, ``query``, ``headers``, ``url(base_url)``.
+        """
+        return RetrievePlan(self.response_id)
+
+
+@attrs.frozen
+class RetrievePlan:
+    """The plain ``GET {base}/responses/{id}`` for a response's final object (not streamed).
+
+    Built by :meth:`ResumePlan.retrieve`; ``method``, ``path``, ``query`` (empty)
+    and ``headers`` (empty) describe the request like a :class:`ResumePlan`,
+    and ``url(base_url)`` joins them. Hand the JSON body to
+    :meth:`ResponsesLane.load`.
+    """
+
+    response_id: str
+    method: typing.ClassVar[str] = "GET"
+
+    @property
+    def path(self) -> str:
+        """``/responses/{id}``, relative to the API base URL."""
+        return _path(self.response_id)
+
+    @property
+    def query(self) -> dict[str, str]:
+        """Empty: no ``stream``, no ``starting_after``."""
+        return {}
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Empty: a plain GET needs only the client's own headers (the API key)."""
+        return {}
+
+    def url(self, base_url: str) -> str:
+        """The full URL: ``retrieve.url("https://api.kindo.ai/v1")``."""
+        return f"{base_url.rstrip('/')}{self.path}"
+
+
+def _path(response_id: str) -> str:
+    return f"/responses/{quote(response_id, safe='')}"

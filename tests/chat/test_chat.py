@@ -364,6 +364,79 @@ def test_indexless_fragments_continue_the_current_call() -> None:
     assert calls[0]["extra_content"] == {"google": {"thought_signature": "s"}}
 
 
+def gemini_call(name: str, args: str, **fields: Any) -> dict[str, Any]:
+    """A whole tool call in one fragment, without an index (Gemini)."""
+    return {**fields, "function": {"name": name, "arguments": args}}
+
+
+@pytest.mark.parametrize("ids", [{"id": ""}, {}, {"id": "", "type": "function"}])
+def test_whole_calls_without_index_or_id_stay_distinct(ids: dict[str, Any]) -> None:
+    one_chunk = sse(
+        chunk([choice(tool_calls=[
+            gemini_call("f", '{"x":1}', **ids), gemini_call("f", '{"y":2}', **ids)
+        ])]),
+        chunk([choice(finish="stop")]),
+        "[DONE]",
+    )
+    one_per_chunk = sse(
+        chunk([choice(tool_calls=[gemini_call("f", '{"x":1}', **ids)])]),
+        chunk([choice(tool_calls=[gemini_call("f", '{"y":2}', **ids)])]),
+        chunk([choice(finish="stop")]),
+        "[DONE]",
+    )
+    for body in (one_chunk, one_per_chunk):
+        lane, events = run(body)
+        assert [(d.tool_index, d.name, d.arguments) for d in of(events, ChatToolCallDone)] == [
+            (0, "f", '{"x":1}'), (1, "f", '{"y":2}')
+        ]
+        calls = lane.snapshot.to_api()["choices"][0]["message"]["tool_calls"]
+        assert [c["function"]["arguments"] for c in calls] == ['{"x":1}', '{"y":2}']
+        assert codes(lane) == ["missing_tool_index"]
+
+
+def test_an_indexless_call_with_another_name_is_a_new_call() -> None:
+    body = sse(
+        chunk([choice(tool_calls=[tool(None, '{"a":', name="f")])]),
+        chunk([choice(tool_calls=[tool(None, "1}")])]),
+        chunk([choice(tool_calls=[tool(None, "", name="g")])]),
+        chunk([choice(tool_calls=[tool(None, "{}")])]),
+        chunk([choice(finish="stop")]),
+        "[DONE]",
+    )
+    lane, events = run(body)
+    assert [(d.name, d.arguments) for d in of(events, ChatToolCallDone)] == [
+        ("f", '{"a":1}'), ("g", "{}")
+    ]
+    assert codes(lane) == ["missing_tool_index"]
+
+
+def test_an_indexless_fragment_repeating_the_name_of_a_partial_call_continues_it() -> None:
+    # Only a call sent whole (complete JSON) is closed by the next whole one.
+    body = sse(
+        chunk([choice(tool_calls=[tool(None, '{"a":', name="f")])]),
+        chunk([choice(tool_calls=[tool(None, "1}", name="f")])]),
+        chunk([choice(finish="stop")]),
+        "[DONE]",
+    )
+    lane, events = run(body)
+    assert [(d.name, d.arguments) for d in of(events, ChatToolCallDone)] == [("f", '{"a":1}')]
+    assert codes(lane) == ["missing_tool_index"]
+
+
+def test_whole_calls_all_numbered_zero_without_ids_stay_distinct() -> None:
+    body = sse(
+        chunk([choice(tool_calls=[tool(0, '{"q":1}', name="f")])]),
+        chunk([choice(tool_calls=[tool(0, '{"q":2}', name="f")])]),
+        chunk([choice(finish="tool_calls")]),
+        "[DONE]",
+    )
+    lane, events = run(body)
+    assert [(d.tool_index, d.arguments) for d in of(events, ChatToolCallDone)] == [
+        (0, '{"q":1}'), (1, '{"q":2}')
+    ]
+    assert codes(lane) == ["tool_index_reused"]
+
+
 def test_several_tool_calls_in_one_chunk_and_interleaved_by_index() -> None:
     body = sse(
         chunk([choice(tool_calls=[tool(0, "", id="a", name="f"), tool(1, "", id="b", name="g")])]),
@@ -590,6 +663,53 @@ def test_error_event_without_an_error_key() -> None:
     assert lane.error is not None and lane.error.code == "stream_error"
 
 
+@pytest.mark.parametrize(
+    ("data", "message", "code", "retryable"),
+    [
+        ('"overloaded"', "overloaded", "overloaded", True),
+        ('"context_length_exceeded"', "context_length_exceeded", "context_length_exceeded", False),
+        ('"upstream timed out"', "upstream timed out", None, True),
+        ("503", "503", None, True),
+        ("null", "null", None, True),
+        ('["x"]', '["x"]', None, True),
+        ("upstream stream interrupted", "upstream stream interrupted", None, True),
+        ("rate_limit_exceeded", "rate_limit_exceeded", "rate_limit_exceeded", True),
+        ("{not json", "{not json", None, True),
+        ("", "an error event without data", "stream_error", True),
+    ],
+)
+def test_an_error_event_fails_the_stream_whatever_its_data(
+    data: str, message: str, code: str | None, retryable: bool
+) -> None:
+    lane = ChatCompletionsLane()
+    events = lane.feed(sse(chunk([choice(role="assistant", content="kept")])))
+    events += lane.feed(f"event: error\ndata: {data}\n\n".encode())
+    # The verdict comes with the frame, not from close().
+    (end,) = ends(events)
+    assert end.outcome is Outcome.FAILED and end.error == lane.error
+    assert lane.error is not None
+    assert (lane.error.message, lane.error.code) == (message, code)
+    assert lane.error.retryable is retryable and lane.error.status is None
+    assert lane.error.raw == data  # what the frame carried, as sent
+    assert lane.snapshot.choices[0].content == "kept" and lane.warnings == []
+    assert lane.close() == []
+
+
+def test_an_error_event_with_a_json_object_is_read_as_an_error_payload() -> None:
+    body = b'event: error\ndata: {"error": {"message": "no", "code": "invalid_prompt"}}\n\n'
+    lane, _ = run(body)
+    assert lane.error is not None and (lane.error.code, lane.error.message) == (
+        "invalid_prompt", "no"
+    )
+    assert lane.error.retryable is False
+
+
+def test_an_error_event_wins_over_done_data() -> None:
+    body = sse(chunk([choice(content="x", finish="stop")])) + b"event: error\ndata: [DONE]\n\n"
+    lane, events = run(body)
+    assert lane.outcome is Outcome.FAILED and len(ends(events)) == 1
+
+
 def test_transport_ending_before_every_choice_finished_is_truncated() -> None:
     lane, events = run(capture("chat_truncated.sse"))
     assert lane.outcome is Outcome.TRUNCATED
@@ -626,17 +746,44 @@ def test_done_before_any_choice_is_truncated() -> None:
     assert lane.error is not None and lane.error.code == "missing_finish_reason"
 
 
-def test_every_choice_finished_but_no_done_completes_with_a_warning() -> None:
-    body = sse(
-        chunk([choice(content="ok")]),
-        chunk([choice(finish="length")]),
-        chunk([], usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}),
-    )
-    lane, events = run(body)
+FINISHED_WITHOUT_DONE = sse(
+    chunk([choice(content="ok")]),
+    chunk([choice(finish="length")]),
+    chunk([], usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}),
+)
+
+
+def test_every_choice_finished_but_no_done_is_truncated() -> None:
+    # The MindsHub rule: a stream cut before its final event failed, and Chat's
+    # final event is [DONE]; the usage chunk, just before it, may be the loss.
+    lane, events = run(FINISHED_WITHOUT_DONE)
+    assert lane.outcome is Outcome.TRUNCATED
+    assert lane.error is not None and lane.error.code == "stream_truncated"
+    assert lane.error.retryable
+    assert codes(lane) == ["missing_done"]
+    assert "every choice had finished" in lane.warnings[0].message
+    assert "usage chunk" in lane.warnings[0].message
+    assert lane.snapshot.usage is not None and lane.snapshot.choices[0].content == "ok"
+    assert ends(events) == [StreamEnd(Outcome.TRUNCATED, lane.error)]
+
+
+def test_an_unfinished_choice_without_done_gets_no_finished_warning() -> None:
+    lane, _ = run(sse(chunk([choice(content="ok")])))
+    assert lane.outcome is Outcome.TRUNCATED and codes(lane) == []
+
+
+def test_require_done_false_completes_a_finished_stream_at_close() -> None:
+    lane, events = run(FINISHED_WITHOUT_DONE, lane=ChatCompletionsLane(require_done=False))
     assert lane.outcome is Outcome.INCOMPLETE and lane.error is None
     assert codes(lane) == ["missing_done"]
     assert lane.snapshot.usage is not None
-    assert len(ends(events)) == 1
+    assert ends(events) == [StreamEnd(Outcome.INCOMPLETE, None)]
+    # Opting out changes nothing else: an unfinished choice is still a truncation,
+    # and [DONE] still ends the stream at once.
+    lane, _ = run(sse(chunk([choice(content="ok")])), lane=ChatCompletionsLane(require_done=False))
+    assert lane.outcome is Outcome.TRUNCATED
+    lane, events = run(text_stream("x"), lane=ChatCompletionsLane(require_done=False), close=False)
+    assert ends(events) == [StreamEnd(Outcome.COMPLETED, None)] and lane.warnings == []
 
 
 def test_frames_after_done_are_ignored_with_a_warning() -> None:
@@ -644,6 +791,85 @@ def test_frames_after_done_are_ignored_with_a_warning() -> None:
     assert lane.outcome is Outcome.COMPLETED
     assert codes(lane) == ["event_after_end"]
     assert lane.snapshot.choices[0].content == "x"
+
+
+# -- what a finished stream lacks ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "delta",
+    [{}, {"content": ""}, {"reasoning_content": "thinking, then nothing"}],
+    ids=["nothing", "empty-content", "reasoning-only"],
+)
+def test_a_completed_stream_with_nothing_in_it_gets_empty_completion(
+    delta: dict[str, Any],
+) -> None:
+    # Gemini sends a finish reason even when generation failed upstream.
+    body = sse(chunk([choice(role="assistant", finish="stop", **delta)]), "[DONE]")
+    lane, _ = run(body)
+    assert lane.outcome is Outcome.COMPLETED and codes(lane) == ["empty_completion"]
+    lane, _ = run(body[: -len(b"data: [DONE]\n\n")], lane=ChatCompletionsLane(require_done=False))
+    assert lane.outcome is Outcome.COMPLETED
+    assert codes(lane) == ["missing_done", "empty_completion"]
+
+
+@pytest.mark.parametrize(
+    "delta",
+    [
+        {"content": "x"},
+        {"refusal": "I can't"},
+        {"tool_calls": [tool(0, "{}", id="c1", name="f")]},
+        {"function_call": {"name": "f", "arguments": "{}"}},
+        {"audio": {"id": "audio_1", "transcript": "hi"}},
+    ],
+    ids=["text", "refusal", "tool-call", "function-call", "audio"],
+)
+def test_any_answer_in_any_choice_is_not_an_empty_completion(delta: dict[str, Any]) -> None:
+    body = sse(
+        chunk([choice(0, role="assistant"), choice(1, role="assistant", **delta)]),
+        chunk([choice(0, finish="stop"), choice(1, finish="stop")]),
+        "[DONE]",
+    )
+    lane, _ = run(body)
+    assert lane.outcome is Outcome.COMPLETED and codes(lane) == []
+
+
+def test_only_a_completed_stream_can_be_an_empty_completion() -> None:
+    lane, _ = run(sse(chunk([choice(finish="length")]), "[DONE]"))
+    assert lane.outcome is Outcome.INCOMPLETE and codes(lane) == []
+    lane, _ = run(sse(chunk([choice(role="assistant")]), "[DONE]"))
+    assert lane.outcome is Outcome.TRUNCATED and codes(lane) == []
+
+
+USAGE = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+
+
+def test_expect_usage_warns_when_the_usage_chunk_never_came() -> None:
+    lane, _ = run(text_stream("x"), lane=ChatCompletionsLane(expect_usage=True))
+    assert lane.outcome is Outcome.COMPLETED and codes(lane) == ["missing_usage"]
+    # Not asked for, not missed.
+    assert run(text_stream("x"))[0].warnings == []
+
+
+def test_expect_usage_is_satisfied_by_usage_anywhere() -> None:
+    final_chunk = sse(
+        chunk([choice(content="x", finish="stop")]), chunk([], usage=USAGE), "[DONE]"
+    )
+    nested = sse(chunk([{**choice(content="x", finish="stop"), "usage": USAGE}]), "[DONE]")
+    for body in (final_chunk, nested):
+        lane, _ = run(body, lane=ChatCompletionsLane(expect_usage=True))
+        assert lane.outcome is Outcome.COMPLETED and codes(lane) == []
+
+
+def test_expect_usage_on_a_cut_stream_and_on_a_failure() -> None:
+    # Cut after the finish chunk, before the usage chunk: the usage is lost.
+    lane, _ = run(sse(chunk([choice(content="x", finish="stop")])),
+                  lane=ChatCompletionsLane(expect_usage=True))
+    assert lane.outcome is Outcome.TRUNCATED
+    assert codes(lane) == ["missing_done", "missing_usage"]
+    # A reported failure says what happened; no usage warning on top.
+    lane, _ = run(capture("chat_error.sse"), lane=ChatCompletionsLane(expect_usage=True))
+    assert lane.outcome is Outcome.FAILED and codes(lane) == []
 
 
 # -- pre-stream errors (handled by the base class; checked for this lane) -----------------------

@@ -15,7 +15,7 @@ from test_chat import CAPTURES, capture, codes
 from test_chat_sdk import chat_streams
 
 from sse_engine import LaneEvent, Outcome, SSEEngineError
-from sse_engine.chat import ChatCompletionsLane
+from sse_engine.chat import ChatCompletionsLane, ChatToolCallStarted
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 STREAMS = sorted(p.name for p in CAPTURES.glob("chat_*.sse"))
@@ -160,8 +160,8 @@ def test_random_json_chunks_raise_only_engine_errors(frames: list[Any], strict: 
 # -- cut anywhere ---------------------------------------------------------------------------
 
 
-def check_cut(body: bytes, cut: int, final: Outcome) -> None:
-    lane, _ = feed_all(body[:cut], [])
+def check_cut(body: bytes, cut: int, final: Outcome, require_done: bool = True) -> None:
+    lane, _ = feed_all(body[:cut], [], ChatCompletionsLane(require_done=require_done))
     outcome = lane.outcome
     prefix = body[:cut]
     if outcome is Outcome.TRUNCATED:
@@ -169,10 +169,12 @@ def check_cut(body: bytes, cut: int, final: Outcome) -> None:
     elif outcome is Outcome.FAILED:
         assert final is Outcome.FAILED
     else:
-        # Only a finished stream can be anything else: [DONE] seen, or every choice
-        # finished before the cut (missing_done).
+        # Only a stream that reached [DONE] can be anything else: a cut after every
+        # choice finished but before [DONE] is still a truncation, unless the lane
+        # was told the server never sends [DONE] (then missing_done says so).
         assert outcome is final
-        assert b"data: [DONE]\n\n" in prefix or "missing_done" in codes(lane)
+        reached = b"data: [DONE]\n\n" in prefix
+        assert reached or (not require_done and "missing_done" in codes(lane))
 
 
 FINALS = {name: feed_all(capture(name), [])[0].outcome for name in STREAMS}
@@ -187,10 +189,84 @@ def test_a_stream_cut_at_any_byte_is_truncated_or_already_decided(name: str, dat
     check_cut(body, data.draw(st.integers(0, len(body))), final)
 
 
+@pytest.mark.parametrize("require_done", [True, False])
 @pytest.mark.parametrize("name", ["chat_gemini_tools.sse", "chat_n2_length.sse"])
-def test_every_cut_of_a_small_capture(name: str) -> None:
+def test_every_cut_of_a_small_capture(name: str, require_done: bool) -> None:
     body = capture(name)
     final = FINALS[name]
     assert final is not None
     for cut in range(len(body) + 1):
-        check_cut(body, cut, final)
+        check_cut(body, cut, final, require_done)
+
+
+# -- tool calls that carry nothing to tell them apart ---------------------------------------
+
+_args = st.dictionaries(
+    st.sampled_from(["x", "y", "path"]), st.integers(0, 9) | st.text(max_size=3), max_size=2
+).map(lambda value: json.dumps(value, separators=(",", ":")))
+_names = st.sampled_from(["f", "get_weather"])
+
+
+@st.composite
+def mixed_tool_calls(draw: st.DrawFn) -> tuple[list[tuple[str, str]], list[list[Any]]]:
+    """Whole index-less calls (Gemini) and streamed indexed calls (OpenAI), interleaved.
+
+    Returns the calls in the order they start, as (name, arguments), and the
+    fragments grouped into chunks at arbitrary boundaries.
+    """
+    calls: list[tuple[str, str]] = []
+    pending: list[list[dict[str, Any]]] = []  # each call's fragments, in order
+    wire = 0
+    for _ in range(draw(st.integers(1, 6))):
+        name, args = draw(_names), draw(_args)
+        calls.append((name, args))
+        if draw(st.booleans()):
+            # Gemini: no index, an empty or absent id, name and arguments at once.
+            fragment: dict[str, Any] = {"function": {"name": name, "arguments": args}}
+            fragment.update(draw(st.sampled_from([{}, {"id": ""}, {"id": "", "type": "function"}])))
+            pending.append([fragment])
+        else:
+            cuts = sorted(set(draw(st.lists(st.integers(0, len(args)), max_size=3))))
+            pieces = [args[a:b] for a, b in zip([0, *cuts], [*cuts, len(args)], strict=True)]
+            opening = {"index": wire, "id": f"call_{wire}", "type": "function",
+                       "function": {"name": name, "arguments": ""}}
+            pending.append([opening] + [
+                {"index": wire, "function": {"arguments": p}} for p in pieces if p
+            ])
+            wire += 1
+    # Interleave: a call's first fragment comes after the previous call's first
+    # fragment (so the start order is the call order); the rest wherever.
+    order: list[dict[str, Any]] = []
+    started = 0
+    while started < len(pending) or any(pending[:started]):
+        open_calls = [i for i in range(started) if pending[i]]
+        if started < len(pending) and (not open_calls or draw(st.booleans())):
+            order.append(pending[started].pop(0))
+            started += 1
+        else:
+            order.append(pending[draw(st.sampled_from(open_calls))].pop(0))
+    chunks: list[list[Any]] = []
+    for fragment in order:
+        if not chunks or draw(st.booleans()):
+            chunks.append([])
+        chunks[-1].append(fragment)
+    return calls, chunks
+
+
+@SETTINGS
+@given(mixed_tool_calls())
+def test_calls_without_index_or_id_never_merge_into_another_call(
+    case: tuple[list[tuple[str, str]], list[list[Any]]],
+) -> None:
+    calls, chunks = case
+    body = "".join(
+        "data: " + json.dumps({"object": "chat.completion.chunk", "choices": [
+            {"index": 0, "delta": {"tool_calls": fragments}}]}) + "\n\n"
+        for fragments in chunks
+    ) + 'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{},' \
+        '"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n'
+    lane, events = feed_all(body.encode(), [])
+    assert lane.outcome is Outcome.COMPLETED
+    got = lane.snapshot.to_api()["choices"][0]["message"]["tool_calls"]
+    assert [(c["function"]["name"], c["function"]["arguments"]) for c in got] == calls
+    assert sum(type(e) is ChatToolCallStarted for e in events) == len(calls)

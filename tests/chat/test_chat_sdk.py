@@ -430,3 +430,63 @@ def test_generated_streams_equal_the_sdk(body: bytes) -> None:
     if len(lane.snapshot.choices) == 1:  # the SDK's done events carry no choice index
         assert ours == sdk.tool_done()
     assert lane.outcome in (Outcome.COMPLETED, Outcome.INCOMPLETE)
+
+
+_piece = st.text(alphabet="abc xyz", min_size=1, max_size=4)
+# Provider extras as they stream: nested objects of strings, a "type" repeated on
+# every delta, lists whose entries carry an "index" (OpenRouter's reasoning_details).
+_detail = st.fixed_dictionaries(
+    {"index": st.integers(0, 2)},
+    optional={"type": st.just("reasoning.text"), "text": _piece,
+              "signature": _piece, "format": st.just("unknown")},
+)
+_extras = st.fixed_dictionaries({}, optional={
+    "reasoning_content": _piece,
+    "reasoning_details": st.lists(_detail, min_size=1, max_size=3),
+    "provider_x": st.fixed_dictionaries({}, optional={
+        "type": st.just("trace"),
+        "note": _piece,
+        "nested": st.fixed_dictionaries({}, optional={"deeper": _piece, "more": _piece}),
+    }),
+})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_extras, min_size=1, max_size=8))
+def test_nested_provider_extras_merge_like_the_sdk(deltas: list[dict[str, Any]]) -> None:
+    body = sse(
+        chunk([choice(role="assistant", content="")]),
+        *(chunk([choice(**delta)]) for delta in deltas),
+        chunk([choice(finish="stop")]),
+        "[DONE]",
+    )
+    lane, sdk, _ = both(body)
+    assert lane.snapshot.to_api() == sdk.api
+
+
+def test_audio_deltas_merge_like_the_sdk() -> None:
+    body = sse(
+        chunk([choice(role="assistant", audio={"id": "audio_1", "data": "AA", "expires_at": 9,
+                                               "transcript": "he"})]),
+        chunk([choice(audio={"data": "BB", "transcript": "llo"})]),
+        chunk([choice(audio={"data": "CC"})]),
+        chunk([choice(finish="stop")]),
+        "[DONE]",
+    )
+    lane, sdk, _ = both(body)
+    assert lane.snapshot.to_api() == sdk.api
+    audio = lane.snapshot.to_api()["choices"][0]["message"]["audio"]
+    assert (audio["data"], audio["transcript"]) == ("AABBCC", "hello")
+
+
+@pytest.mark.parametrize("data", ['"overloaded"', "503", "null", '["x"]', "upstream died"])
+def test_error_events_without_an_object_crash_the_sdk_and_fail_the_lane(data: str) -> None:
+    body = sse(chunk([choice(role="assistant", content="a")])) + (
+        f"event: error\ndata: {data}\n\n".encode()
+    ) + sse(chunk([choice(finish="stop")]), "[DONE]")
+    # The SDK tries to read the data as a chunk and fails on it (no APIError).
+    with pytest.raises((AttributeError, ValueError)):
+        SDKResult(body)
+    lane, _ = run(body)
+    assert lane.outcome is Outcome.FAILED and lane.error is not None
+    assert lane.snapshot.choices[0].content == "a"

@@ -19,6 +19,8 @@ from sse_engine._errors import EventTooLarge
 from sse_engine._lane import Lane, LaneEvent, StreamEnd
 from sse_engine._liveness import Liveness
 from sse_engine._outcome import Outcome
+from sse_engine._reconnect import DEFAULT_MAX_RECONNECTS, Reconnecting
+from sse_engine._retry import RetryPolicy
 from sse_engine._sse import ServerSentEvent
 from sse_engine._transport import aiter_events, iter_events
 
@@ -108,6 +110,16 @@ def recorder(calls: list[Any]) -> Any:
 def direct(data: bytes) -> list[LaneEvent]:
     lane = ToyLane()
     return lane.feed(data) + lane.close()
+
+
+def never_sleep(seconds: float) -> None:
+    """The sleep of tests that reconnect but do not look at the waits."""
+    assert 0 <= seconds <= RetryPolicy().max_delay
+
+
+def policy(max_attempts: int = 6) -> RetryPolicy:
+    """A policy without jitter: the backoff is exactly 0.5, 1, 2, ... seconds."""
+    return RetryPolicy(max_attempts=max_attempts, random=lambda: 0.0)
 
 
 # -- without reconnect ---------------------------------------------------------------
@@ -201,7 +213,7 @@ def test_reconnect_resumes_and_every_event_is_seen_once() -> None:
         return replay_after(plan["starting_after"], overlap=2)
 
     lane = ToyLane()
-    got = list(iter_events(lane, cut_after(FULL, 52), reconnect=reconnect))
+    got = list(iter_events(lane, cut_after(FULL, 52), reconnect=reconnect, sleep=never_sleep))
     assert items(got) == [1, 2, 3, 4, 5, 6]
     assert ends(got) == [StreamEnd(Outcome.COMPLETED)]
     assert plans == [{"starting_after": 2}] and lane.resumes == 1
@@ -209,7 +221,11 @@ def test_reconnect_resumes_and_every_event_is_seen_once() -> None:
 
 def test_eof_before_the_outcome_also_reconnects() -> None:
     lane = ToyLane()
-    got = list(iter_events(lane, pieces(FULL[:30]), reconnect=lambda p: replay_after(1)))
+    got = list(
+        iter_events(
+            lane, pieces(FULL[:30]), reconnect=lambda p: replay_after(1), sleep=never_sleep
+        )
+    )
     assert items(got) == [1, 2, 3, 4, 5, 6]
     assert lane.outcome is Outcome.COMPLETED
 
@@ -223,11 +239,20 @@ def test_reconnects_are_bounded_and_the_last_cause_is_raised() -> None:
 
     lane = ToyLane()
     got: list[LaneEvent] = []
+    slept: list[float] = []
+    stream = iter_events(
+        lane, cut_after(FULL, 40), reconnect=reconnect, retry=policy(4), sleep=slept.append
+    )
     with pytest.raises(Cut):
-        for ev in iter_events(lane, cut_after(FULL, 40), reconnect=reconnect, max_reconnects=3):
+        for ev in stream:
             got.append(ev)
     assert len(calls) == 3
     assert [e.outcome for e in ends(got)] == [Outcome.TRUNCATED]
+    assert slept == [0.5, 1.0, 2.0]  # exponential backoff: no retry: field
+    assert [e for e in got if isinstance(e, Reconnecting)] == [
+        Reconnecting(attempt, delay, {"starting_after": 2})
+        for attempt, delay in ((1, 0.5), (2, 1.0), (3, 2.0))
+    ]
 
 
 def test_a_failing_reconnect_call_counts_as_an_attempt() -> None:
@@ -240,18 +265,38 @@ def test_a_failing_reconnect_call_counts_as_an_attempt() -> None:
         return replay_after(plan["starting_after"])
 
     lane = ToyLane()
-    got = list(iter_events(lane, cut_after(FULL, 40), reconnect=reconnect, max_reconnects=3))
+    got = list(
+        iter_events(
+            lane, cut_after(FULL, 40), reconnect=reconnect, retry=policy(4), sleep=never_sleep
+        )
+    )
     assert attempts == [2, 2, 2]
     assert items(got) == [1, 2, 3, 4, 5, 6] and lane.outcome is Outcome.COMPLETED
     assert lane.resumes == 1
 
 
-def test_max_reconnects_zero_is_no_reconnect() -> None:
+def test_a_single_attempt_policy_is_no_reconnect() -> None:
     def reconnect(plan: Any) -> list[bytes]:
         raise AssertionError("must not reconnect")
 
+    got: list[LaneEvent] = []
+    stream = iter_events(ToyLane(), cut_after(FULL, 40), reconnect=reconnect, retry=policy(1))
     with pytest.raises(Cut):
-        list(iter_events(ToyLane(), cut_after(FULL, 40), reconnect=reconnect, max_reconnects=0))
+        got.extend(stream)
+    assert not [e for e in got if isinstance(e, Reconnecting)]
+    assert [e.outcome for e in ends(got)] == [Outcome.TRUNCATED]
+
+
+def test_the_default_policy_allows_the_default_number_of_reconnects() -> None:
+    calls: list[Any] = []
+
+    def reconnect(plan: Any) -> Iterator[bytes]:
+        calls.append(plan)
+        return cut_after(b"", 0)
+
+    with pytest.raises(Cut):
+        list(iter_events(ToyLane(), cut_after(FULL, 40), reconnect=reconnect, sleep=never_sleep))
+    assert len(calls) == DEFAULT_MAX_RECONNECTS == RetryPolicy().max_attempts - 1
 
 
 def test_the_streams_retry_time_is_waited_before_reconnecting() -> None:
@@ -285,14 +330,26 @@ def test_retry_is_remembered_across_connections() -> None:
     assert slept == [0.02, 0.02] and lane.outcome is Outcome.COMPLETED
 
 
-def test_no_retry_field_means_no_wait() -> None:
+def test_no_retry_field_means_backoff_with_jitter() -> None:
     slept: list[float] = []
-
-    def reconnect(plan: Any) -> list[bytes]:
-        return replay_after(plan["starting_after"])
-
-    list(iter_events(ToyLane(), cut_after(FULL, 40), reconnect=reconnect, sleep=slept.append))
-    assert slept == []
+    connections = iter([cut_after(FULL, 60), iter(replay_after(3))])
+    shares = iter([0.5, 1.0])  # the jitter cuts up to half of each backoff
+    jittered = RetryPolicy(random=lambda: next(shares))
+    lane = ToyLane()
+    got = list(
+        iter_events(
+            lane,
+            cut_after(FULL, 40),
+            reconnect=lambda p: next(connections),
+            retry=jittered,
+            sleep=slept.append,
+        )
+    )
+    assert slept == [0.5 * 0.75, 1.0 * 0.5] and lane.outcome is Outcome.COMPLETED
+    assert [(e.attempt, e.delay) for e in got if isinstance(e, Reconnecting)] == [
+        (1, 0.375),
+        (2, 0.5),
+    ]
 
 
 # -- liveness between chunks -------------------------------------------------------------
@@ -367,6 +424,7 @@ def test_a_chunk_after_the_idle_budget_is_not_fed(resumable: bool) -> None:
             liveness=Liveness(idle_timeout=60),
             clock=clock,
             reconnect=lambda p: replay_after(p["starting_after"]),
+            sleep=never_sleep,
         )
     )
     if resumable:
@@ -460,17 +518,21 @@ def test_async_reconnects_are_bounded() -> None:
         calls.append(plan)
         raise Cut("refused")
 
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
     lane = ToyLane()
+    got: list[LaneEvent] = []
+    stream = aiter_events(
+        lane, apieces([event(1)], Cut("reset")), reconnect=reconnect, retry=policy(3), sleep=sleep
+    )
     with pytest.raises(Cut, match="refused"):
-        asyncio.run(
-            collect(
-                aiter_events(
-                    lane, apieces([event(1)], Cut("reset")), reconnect=reconnect, max_reconnects=2
-                ),
-                [],
-            )
-        )
+        asyncio.run(collect(stream, got))
     assert len(calls) == 2 and lane.outcome is Outcome.TRUNCATED
+    assert slept == [0.5, 1.0]
+    assert [e.attempt for e in got if isinstance(e, Reconnecting)] == [1, 2]
 
 
 async def silent_after(first: bytes, clock_log: list[float]) -> AsyncIterator[bytes]:
@@ -555,3 +617,14 @@ def test_trio_bounds_a_silent_read_and_sleeps_with_trio() -> None:
     trio.run(main)
     assert items(got) == [1, 2, 3, 4, 5, 6] and lane.outcome is Outcome.COMPLETED
     assert 0.1 <= elapsed[0] < 1.0  # the idle bound and the 10 ms retry wait, not 5 s
+
+
+def test_reconnecting_is_a_frozen_public_lane_event() -> None:
+    import sse_engine
+
+    event = sse_engine.Reconnecting(1, 0.5, {"starting_after": 2})
+    assert isinstance(event, LaneEvent) and "Reconnecting" in sse_engine.__all__
+    assert getattr(sse_engine.Reconnecting, "__final__", False)
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        event.delay = 0.0  # type: ignore[misc]
+    assert event == sse_engine.Reconnecting(1, 0.5, {"starting_after": 2})

@@ -22,6 +22,8 @@ from server import CLIENTS, Result, StreamServer, capture_bytes, drive, split_ev
 from sse_engine._lane import LaneEvent, StreamEnd, StreamRestarted
 from sse_engine._liveness import Liveness
 from sse_engine._outcome import Outcome
+from sse_engine._reconnect import Reconnecting
+from sse_engine._retry import RetryPolicy
 from sse_engine._transport import iter_events
 from sse_engine.responses import ResponsesLane
 
@@ -81,7 +83,7 @@ def test_a_cut_stream_resumes_and_every_event_arrives_once(
     )
     want_lane, want_events = uncut()
     assert result.exc is None
-    assert result.events == want_events  # nothing lost, nothing twice, one StreamEnd
+    assert result.lane_events == want_events  # nothing lost, nothing twice, one StreamEnd
     assert lane.outcome is Outcome.COMPLETED
     assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
     (query,) = resumes(stream_server)
@@ -95,7 +97,7 @@ def test_several_cuts_resume_each_time(stream_server: StreamServer, client: str)
         "cut=5:10,12:3,20:0,21:60",
     )
     want_lane, want_events = uncut()
-    assert result.exc is None and result.events == want_events
+    assert result.exc is None and result.lane_events == want_events
     assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
     starts = [int(q["starting_after"]) for q in resumes(stream_server)]
     assert starts == [last_sequence_before(i) for i in (5, 12, 20, 21)]
@@ -111,7 +113,7 @@ def test_the_server_honours_last_event_id(stream_server: StreamServer, client: s
         resume_mode="last_event_id",
     )
     want_lane, want_events = uncut(ids=True)
-    assert result.exc is None and result.events == want_events
+    assert result.exc is None and result.lane_events == want_events
     assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
     (get,) = [seen for seen in stream_server.seen if seen.method == "GET"]
     assert "starting_after" not in get.query
@@ -130,9 +132,10 @@ def test_an_agent_run_replays_from_the_start(
     lane, result = resumed(stream_server, client, query)
     want_lane, want_events = uncut(capture, run=capture == "responses_basic")
     assert result.exc is None
-    restarts = [i for i, e in enumerate(result.events) if isinstance(e, StreamRestarted)]
+    events = result.lane_events
+    restarts = [i for i, e in enumerate(events) if isinstance(e, StreamRestarted)]
     assert len(restarts) == 1
-    before, after = result.events[: restarts[0]], result.events[restarts[0] + 1 :]
+    before, after = events[: restarts[0]], events[restarts[0] + 1 :]
     assert before == want_events[: len(before)]  # what was shown before the cut
     assert not any(isinstance(e, StreamEnd) for e in before)
     assert after == want_events  # the whole stream again, then its one StreamEnd
@@ -151,8 +154,8 @@ def test_a_resume_past_the_window_assembles_from_final_items(
     want_lane, want_events = uncut()
     assert result.exc is None and lane.outcome is Outcome.COMPLETED
     assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
-    assert result.events[-1] == want_events[-1]
-    assert deltas(result.events) < deltas(want_events)  # the deltas after the cut never came
+    assert result.lane_events[-1] == want_events[-1]
+    assert deltas(result.lane_events) < deltas(want_events)  # the deltas after the cut never came
     (query,) = resumes(stream_server)
     assert query["starting_after"] == str(last_sequence_before(9))
 
@@ -174,29 +177,21 @@ def test_the_server_refuses_what_kindo_refuses(stream_server: StreamServer) -> N
 
 def test_reconnects_are_bounded(stream_server: StreamServer, client: str) -> None:
     query = "cut=5:10,6:10,7:10,8:10,9:10"
-    lane, result = resumed(stream_server, client, query, max_reconnects=2)
+    policy = RetryPolicy(max_attempts=3, random=lambda: 0.0)  # the POST and 2 reconnects
+    lane, result = resumed(stream_server, client, query, retry=policy)
     assert result.exc is not None  # the last connection's failure, re-raised
     ends = [e for e in result.events if isinstance(e, StreamEnd)]
     assert len(ends) == 1 and ends[0].outcome is lane.outcome is Outcome.TRUNCATED
     assert len(resumes(stream_server)) == 2
+    # Exponential backoff (no retry: field), each wait announced before it is made.
+    assert result.slept == [0.5, 1.0]
+    plan = lane.resume_plan()
+    assert [(r.attempt, r.delay) for r in result.reconnecting] == [(1, 0.5), (2, 1.0)]
+    assert all(r.plan.response_id == plan.response_id for r in result.reconnecting)
     # Each event still arrived once, up to the last cut.
     _, want_events = uncut()
-    shown = [e for e in result.events if not isinstance(e, StreamEnd)]
+    shown = [e for e in result.lane_events if not isinstance(e, StreamEnd)]
     assert shown == want_events[: len(shown)]
-
-
-def test_a_refused_resume_counts_as_an_attempt(stream_server: StreamServer) -> None:
-    # The server forgets the response (its resume window elapsed): every GET is a 404.
-    attempts: list[int] = []
-
-    def forget(_: float) -> None:
-        attempts.append(1)
-        stream_server.stored.clear()
-
-    query = "cut=9:25&retry=5"
-    lane, result = resumed(stream_server, "httpx", query, max_reconnects=3, sleep=forget)
-    assert isinstance(result.exc, ConnectionError) and "404" in str(result.exc)
-    assert lane.outcome is Outcome.TRUNCATED and len(attempts) == 3
 
 
 @pytest.mark.parametrize("client_name", ["httpx", "aiohttp"])
@@ -221,7 +216,7 @@ def test_a_silent_connection_is_resumed_after_the_idle_budget(
     liveness = Liveness(idle_timeout=0.2)
     lane, result = resumed(stream_server, client_name, "silent=9:3000", liveness=liveness)
     want_lane, want_events = uncut()
-    assert result.exc is None and result.events == want_events
+    assert result.exc is None and result.lane_events == want_events
     assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
     assert len(resumes(stream_server)) == 1
 
@@ -234,7 +229,7 @@ def test_a_sync_read_timeout_is_resumed_too(stream_server: StreamServer) -> None
         stream_server, "requests", "silent=9:3000", read_timeout=0.2, liveness=liveness
     )
     _, want_events = uncut()
-    assert result.exc is None and result.events == want_events
+    assert result.exc is None and result.lane_events == want_events
 
 
 # -- in memory: a cut at any byte --------------------------------------------------------------
@@ -270,8 +265,11 @@ def test_a_cut_at_any_byte_resumes_to_the_uncut_stream(offset: int, chunk: int) 
     want_lane, want_events = uncut()
     lane = ResponsesLane()
     got: list[LaneEvent] = []
+    slept: list[float] = []
     try:
-        for event in iter_events(lane, cut_at(offset, chunk), reconnect=lambda p: replay(p, chunk)):
+        for event in iter_events(
+            lane, cut_at(offset, chunk), reconnect=lambda p: replay(p, chunk), sleep=slept.append
+        ):
             got.append(event)
     except Reset:
         # No response id yet (the cut came before response.created was complete):
@@ -279,5 +277,7 @@ def test_a_cut_at_any_byte_resumes_to_the_uncut_stream(offset: int, chunk: int) 
         assert lane.resume_plan() is None and lane.outcome is Outcome.TRUNCATED
         assert got == [StreamEnd(Outcome.TRUNCATED, lane.error)]
         return
-    assert got == want_events
+    (reconnecting,) = [e for e in got if isinstance(e, Reconnecting)]
+    assert slept == [reconnecting.delay] and reconnecting.attempt == 1
+    assert [e for e in got if e is not reconnecting] == want_events
     assert lane.snapshot.to_api() == want_lane.snapshot.to_api()

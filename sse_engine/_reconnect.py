@@ -1,0 +1,294 @@
+"""The decisions behind iter_events / aiter_events: no I/O, no waiting.
+
+:class:`Driver` holds what the sync and async loops share: feeding chunks
+under the liveness budgets, deciding what a dropped connection leads to (a
+reconnect after a wait, or the end), reading a reconnect's answer (a refused
+resume is a :class:`StreamError`, not a connection), and closing the lane with
+the error that says why the stream ended. :class:`Reconnecting` is the event
+the loops yield before each reconnect.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import typing
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from sse_engine._lane import Headers, Lane, LaneEvent, StreamEnd, _content_type
+from sse_engine._liveness import Liveness, LivenessVerdict
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine._retry import RetryPolicy
+
+__all__ = ["DEFAULT_MAX_RECONNECTS", "Reconnecting"]
+
+#: How many reconnects the default :class:`RetryPolicy` allows one stream: its
+#: ``max_attempts`` (6) counts the first connection too.
+DEFAULT_MAX_RECONNECTS = 5
+
+#: How much of a refused reconnect's body is read for its error (a JSON envelope).
+MAX_ERROR_BODY = 1 << 20
+
+Clock = Callable[[], float]
+
+
+@typing.final
+@attrs.frozen
+class Reconnecting(LaneEvent):
+    """The connection dropped and the glue is about to reconnect: a UI can say "reconnecting…".
+
+    Yielded by :func:`iter_events` / :func:`aiter_events` (with ``reconnect``)
+    before each attempt, then the glue waits ``delay`` seconds and calls
+    ``reconnect(plan)``. ``attempt`` counts the attempts made so far, the
+    first connection included (1 before the first reconnect), as
+    :meth:`RetryPolicy.delay` counts them; ``plan`` is the lane's resume plan
+    (a :class:`~sse_engine.responses.ResumePlan` for Responses).
+    """
+
+    attempt: int
+    delay: float
+    plan: Any
+
+
+@attrs.define
+class Drop:
+    """Why the current connection is over (before the outcome was known).
+
+    ``error`` is what the retry policy judges: the truncation, the expired
+    budget, or the error of a refused reconnect (``refused``: it is then the
+    error the stream ends with).
+    """
+
+    error: StreamError
+    exc: BaseException | None = None
+    verdict: LivenessVerdict | None = None
+    refused: bool = False
+
+
+def _truncation(exc: BaseException | None) -> StreamError:
+    cause = "the bytes ended" if exc is None else f"{type(exc).__name__}: {exc}"
+    return StreamError(
+        message=f"the connection dropped before the outcome was known ({cause})",
+        code="stream_truncated",
+        retryable=True,
+    )
+
+
+def split_answer(opened: Any) -> tuple[Any, int | None, Headers | None]:
+    """A reconnect's return value as (chunks, status, headers).
+
+    ``reconnect`` returns either the new connection's chunks or the HTTP
+    answer as ``(status, headers, chunks)``; only the second lets the glue
+    see that a resume was refused.
+    """
+    if (
+        type(opened) is tuple
+        and len(opened) == 3
+        and isinstance(opened[0], int)
+        and not isinstance(opened[0], bool)
+    ):
+        status, headers, chunks = opened
+        return chunks, status, headers
+    return opened, None, None
+
+
+def accepted(status: int | None, headers: Headers | None) -> bool:
+    """Whether an answer is a stream to resume (what ``Lane.start`` reads as one)."""
+    if status is None:
+        return True
+    return 200 <= status < 300 and _content_type(headers) in (None, "text/event-stream")
+
+
+class Refusal:
+    """A refused reconnect's answer, read the way every lane reads a pre-stream error body.
+
+    ``take`` each chunk of the body until it returns True (enough read:
+    :data:`MAX_ERROR_BODY`), then ``drop()`` is the failure the policy judges
+    and, unless retried, the error the stream ends with.
+    """
+
+    def __init__(self, status: int, headers: Headers | None, json_loads: Any) -> None:
+        self._lane: Lane[Any] = Lane(json_loads=json_loads, max_event_size=MAX_ERROR_BODY)
+        self._lane.start(status, headers)
+        self._size = 0
+
+    def take(self, chunk: bytes) -> bool:
+        """Read one chunk of the body; True once no more is needed."""
+        self._lane.feed(chunk)
+        self._size += len(chunk)
+        return self._size >= MAX_ERROR_BODY
+
+    def drop(self) -> Drop:
+        self._lane.close()
+        assert self._lane.error is not None
+        return Drop(self._lane.error, refused=True)
+
+
+class Driver:
+    """The decisions iter_events and aiter_events share; no I/O, no waiting.
+
+    One instance per stream. ``feed`` handles a chunk, ``expired`` checks the
+    budgets at a chunk's arrival, ``dropped`` and ``next_attempt`` decide what a
+    dropped connection leads to (a reconnect after a wait, or the end),
+    ``refusal`` reads a refused reconnect's answer, ``resumed``
+    prepares the lane for a new connection and ``finish`` closes the lane with
+    the error that says why it ended.
+    """
+
+    def __init__(
+        self,
+        lane: Lane[Any],
+        can_reconnect: bool,
+        policy: RetryPolicy | None,
+        liveness: Liveness | None,
+        clock: Clock | None,
+    ) -> None:
+        if liveness is None and clock is not None:
+            liveness = Liveness()
+        elif liveness is not None and clock is None:
+            clock = time.monotonic
+        self.lane = lane
+        self.can_reconnect = can_reconnect
+        self.policy = policy if policy is not None else RetryPolicy()
+        #: Connections tried so far, the first one included (RetryPolicy's ``attempt``).
+        self.attempts = 1
+        self.liveness = liveness
+        self.clock: Clock = clock if clock is not None else time.monotonic
+        self.retry_ms: int | None = None
+        if liveness is not None and liveness.started_at is None:
+            liveness.start(self.clock())
+
+    # -- per chunk ---------------------------------------------------------------
+
+    def expired(self) -> LivenessVerdict | None:
+        """At a chunk's arrival: has a budget run out while waiting for it?"""
+        liveness = self.liveness
+        if liveness is None:
+            return None
+        verdict = liveness.check(self.clock())
+        return None if verdict is LivenessVerdict.OK else verdict
+
+    def feed(self, chunk: bytes) -> list[LaneEvent]:
+        """Feed one chunk, telling the liveness about bytes and events."""
+        events = self.lane.feed(chunk)
+        liveness = self.liveness
+        if liveness is not None and chunk:
+            now = self.clock()
+            if events:
+                liveness.on_event(now)
+            else:
+                liveness.on_bytes(now)
+        return events
+
+    def read_timeout(self) -> tuple[float | None, float]:
+        """How long the next read may block, and the clock time when that runs out."""
+        liveness = self.liveness
+        if liveness is None:
+            return None, 0.0
+        now = self.clock()
+        timeout = liveness.next_deadline(now)
+        return timeout, now + (timeout or 0.0)
+
+    def timed_out(self, deadline: float) -> LivenessVerdict:
+        """A bounded read ran out of time: which budget expired.
+
+        Timers may fire a hair before the clock agrees, so the verdict is taken
+        at the deadline if that is later than now.
+        """
+        assert self.liveness is not None
+        verdict = self.liveness.check(max(self.clock(), deadline))
+        return LivenessVerdict.IDLE_TIMEOUT if verdict is LivenessVerdict.OK else verdict
+
+    # -- when a connection ends ----------------------------------------------------
+
+    def dropped(self, exc: BaseException | None, verdict: LivenessVerdict | None) -> Drop | None:
+        """The connection ended (``exc`` None: the bytes simply ended).
+
+        Returns None when the outcome is already known (nothing was lost: a
+        late exception is not re-raised), else the drop to handle.
+        """
+        if self.lane.outcome is not None:
+            return None
+        if verdict is None and exc is not None and self.liveness is not None:
+            # A transport read timeout set from the liveness budgets fires here:
+            # report which budget it was.
+            checked = self.liveness.check(self.clock())
+            verdict = None if checked is LivenessVerdict.OK else checked
+        retry = self.lane.retry
+        if retry is not None:
+            self.retry_ms = retry
+        if verdict is not None and self.liveness is not None:
+            return Drop(self.liveness.error(verdict, self.clock()), exc, verdict)
+        return Drop(_truncation(exc), exc)
+
+    def next_attempt(self, drop: Drop) -> tuple[Any, float] | None:
+        """``(plan, delay)`` when this drop is to be reconnected after ``delay`` s, else None.
+
+        The policy decides from the drop's error and the attempts so far; the
+        wait is the server's ``retry_after`` for a refused reconnect, else the
+        stream's ``retry:`` (capped at the policy's ``max_delay``), else the
+        policy's backoff.
+        """
+        if not self.can_reconnect or drop.verdict is LivenessVerdict.KEEPALIVE_ONLY_TIMEOUT:
+            return None
+        plan = self.lane.resume_plan()
+        if plan is None:
+            return None
+        policy = self.policy
+        delay = policy.delay(drop.error, self.attempts)
+        if delay is None:
+            return None
+        if drop.error.retry_after is None and self.retry_ms is not None:
+            delay = policy.retry_field_delay(self.retry_ms)
+        return plan, delay
+
+    def attempting(self, plan: Any, delay: float) -> Reconnecting:
+        """The event announcing the next attempt; the attempt is counted from here."""
+        event = Reconnecting(self.attempts, delay, plan)
+        self.attempts += 1
+        return event
+
+    def failed(self, exc: BaseException) -> Drop:
+        """``reconnect`` raised: a failed attempt, judged like a dropped connection."""
+        return Drop(_truncation(exc), exc)
+
+    def refusal(self, status: int, headers: Headers | None) -> Refusal:
+        """What reads a refused answer's body (see :class:`Refusal`)."""
+        return Refusal(status, headers, getattr(self.lane, "json_loads", json.loads))
+
+    def resumed(self) -> list[LaneEvent]:
+        """A new connection is open: prepare the lane (and the clocks) for its bytes."""
+        resume: Callable[[], Any] = self.lane.resume  # type: ignore[attr-defined]
+        events = resume()
+        if self.liveness is not None:
+            self.liveness.start(self.clock())
+        return list(events) if events else []
+
+    def finish(self, drop: Drop | None) -> list[LaneEvent]:
+        """Close the lane; a truncation caused by ``drop`` says why in its error.
+
+        A refused reconnect's error replaces the truncation's: the stream is
+        ``TRUNCATED``, and the error is the answer that stopped the resume
+        (a 404 once the response is gone, say; not retryable).
+        """
+        lane = self.lane
+        out = lane.close()
+        if drop is None or lane.outcome is not Outcome.TRUNCATED or not out:
+            return out
+        error: StreamError | None
+        if drop.refused:
+            error = drop.error
+        elif drop.verdict is not None and self.liveness is not None:
+            error = self.liveness.error(drop.verdict, self.clock())
+        elif drop.exc is not None and lane.error is not None:
+            exc = drop.exc
+            error = attrs.evolve(
+                lane.error, message=f"{lane.error.message} ({type(exc).__name__}: {exc})"
+            )
+        else:
+            return out
+        lane.error = error
+        return [StreamEnd(Outcome.TRUNCATED, error) if type(e) is StreamEnd else e for e in out]
