@@ -26,6 +26,8 @@ from openai.lib.streaming.responses import ResponseStream
 from openai.types.chat import ChatCompletionChunk
 from openai.types.responses import ResponseStreamEvent
 
+from sse_engine import Outcome
+
 _OPENAI = openai.OpenAI(api_key="sk-dummy", base_url="https://example.invalid/v1")
 _ANTHROPIC = anthropic.Anthropic(api_key="sk-ant-dummy", base_url="https://example.invalid")
 
@@ -218,3 +220,32 @@ def message_seen(message: Any, error: str | None = None) -> Seen:
 
 #: The SDK reader of each target.
 SEEN = {"chat": chat_seen, "responses": responses_seen, "messages": messages_seen}
+
+
+#: What each target says for each unified finish reason ("other": by the outcome).
+WORDS: dict[str, dict[str, str]] = {
+    "stop": {"chat": "stop", "responses": "completed", "messages": "end_turn"},
+    "tool_calls": {"chat": "tool_calls", "responses": "completed", "messages": "tool_use"},
+    "pause": {"chat": "stop", "responses": "completed", "messages": "pause_turn"},
+    "length": {
+        "chat": "length",
+        "responses": "incomplete:max_output_tokens",
+        "messages": "max_tokens",
+    },
+    "content_filter": {
+        "chat": "content_filter",
+        "responses": "incomplete:content_filter",
+        "messages": "refusal",
+    },
+    "refusal": {
+        "chat": "content_filter",
+        "responses": "incomplete:content_filter",
+        "messages": "refusal",
+    },
+}
+
+
+def finish_word(reason: str, outcome: Outcome, target: str) -> str:
+    """The target's word for a turn that ended cleanly for ``reason`` with ``outcome``."""
+    other = "stop" if outcome is Outcome.COMPLETED else "length"
+    return WORDS.get(reason, WORDS[other])[target]

@@ -18,7 +18,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from relay_oracles import SEEN, Seen
+from relay_oracles import SEEN, Seen, finish_word
 
 from sse_engine import ChatCompletionsLane, Lane, MessagesLane, Outcome, ResponsesLane
 from sse_engine.parts import PartStream, RefusalDelta, TextDelta, Turn
@@ -34,27 +34,6 @@ LANES: dict[str, type[Lane[Any]]] = {
     "sample": ResponsesLane,  # the CLI's sample is a Responses stream
 }
 BAD = (Outcome.FAILED, Outcome.TRUNCATED)
-
-#: What each target says for each unified finish reason ("other": by the outcome).
-WORDS: dict[str, dict[str, str]] = {
-    "stop": {"chat": "stop", "responses": "completed", "messages": "end_turn"},
-    "tool_calls": {"chat": "tool_calls", "responses": "completed", "messages": "tool_use"},
-    "length": {
-        "chat": "length",
-        "responses": "incomplete:max_output_tokens",
-        "messages": "max_tokens",
-    },
-    "content_filter": {
-        "chat": "content_filter",
-        "responses": "incomplete:content_filter",
-        "messages": "refusal",
-    },
-    "refusal": {
-        "chat": "content_filter",
-        "responses": "incomplete:content_filter",
-        "messages": "refusal",
-    },
-}
 
 
 def capture(name: str) -> bytes:
@@ -102,8 +81,7 @@ def expected(name: str, target: Target) -> Seen:
     word = None
     if not bad:
         assert turn.finish_reason is not None
-        other = "stop" if stream.outcome is Outcome.COMPLETED else "length"
-        word = WORDS.get(turn.finish_reason, WORDS[other])[target]
+        word = finish_word(turn.finish_reason, stream.outcome, target)
     return Seen(
         text=text,
         refusal=refusal,
