@@ -4,10 +4,11 @@ An emitter is told the parts of one assistant turn, in order, and writes the
 frames the target API would send for them. This room holds what does not
 depend on the target: which parts the target has a place for (other choices
 of a Chat ``n > 1`` request and tool calls the upstream ran itself are not
-relayed), the target's id and model, tool-call arguments that the closing
-part completes, the usage seen so far, and the keepalive line. A target's
-module (``_to_chat.py``, ``_to_responses.py``, ``_to_messages.py``) writes the
-frames; it knows nothing about the source lane.
+relayed), the target's id and model, the usage seen so far, the routing of
+content into one block queue per choice (``_blocks.py``), the keepalive line
+and the HTTP answer to a failure. A target's module (``_to_chat.py``,
+``_to_responses.py``, ``_to_messages.py``) writes the frames; it knows
+nothing about the source lane.
 """
 
 from __future__ import annotations
