@@ -17,7 +17,6 @@ from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._lane import Headers, Lane, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts import (
-    Finish,
     Part,
     PartStream,
     ReasoningDelta,
@@ -104,7 +103,10 @@ class Relay:
         try:
             parts = self.stream.feed(data)
         except ProtocolError as exc:
-            parts = self._failed(exc)
+            # The source's bytes stopped making sense: the lane is failed for good
+            # (code protocol_error) and the parts end with its Finish; the target
+            # gets its in-stream error as for any upstream failure.
+            parts = exc.events
         return self._write(parts)
 
     def close(self) -> bytes:
@@ -117,7 +119,7 @@ class Relay:
         try:
             parts = self.stream.close()
         except ProtocolError as exc:
-            parts = self._failed(exc)
+            parts = exc.events
         return self._write(parts)
 
     def keepalive(self) -> bytes:
@@ -196,17 +198,6 @@ class Relay:
         return self.stream.turn
 
     # -- internals -------------------------------------------------------------------------
-
-    def _failed(self, exc: ProtocolError) -> list[Part]:
-        """The parts decoded before the source's bytes stopped making sense, and its end.
-
-        The lane is failed for good (FAILED, code ``protocol_error``); the
-        target gets its in-stream error like for any other upstream failure.
-        """
-        parts: list[Part] = list(exc.events)
-        if not parts or type(parts[-1]) is not Finish:
-            parts.append(Finish("error", Outcome.FAILED, self.stream.error))
-        return parts
 
     def _write(self, parts: list[Part]) -> bytes:
         emitter = self._emitter
