@@ -40,8 +40,10 @@ MODULES: list[str] = [
     "benchmarks.bench_chat",
     "benchmarks.bench_responses",
     "benchmarks.bench_messages",
+    "benchmarks.bench_parts",
     "benchmarks.bench_relay",
     "benchmarks.bench_memory",
+    "benchmarks.bench_partial_json",
 ]
 
 
@@ -76,6 +78,11 @@ What is measured:
   parsing, JSON, typed events, snapshot, final object) against the official
   SDK's streaming helper on the same ragged reads, with stdlib `json` and with
   `orjson`. Throughput and the ratio to the SDK; the target is at least 10\u00d7.
+- **Parts**: what a `PartStream` costs on top of its lane on the lanes'
+  corpora (the target is at most 25%), and live tool input end to end: a
+  Messages stream with a 1 MB `write_file` input, its partial value read
+  after every event, against the anthropic SDK's `MessageStream` (the
+  target is at least 20\u00d7).
 - **Idle lane memory**: what one lane costs before any byte arrives
   (`tracemalloc`); the target is at most 2 KB.
 

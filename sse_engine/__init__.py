@@ -6,7 +6,13 @@ events to typed events, a snapshot and an :class:`Outcome`), and thin edges
 (:func:`iter_events` / :func:`aiter_events` with :class:`RetryPolicy` and
 :class:`Reconnecting`, :class:`Liveness`, the encoder).
 Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
-and :mod:`sse_engine.messages`.
+and :mod:`sse_engine.messages`. Above the lanes, :class:`PartStream` reads any
+of them in one vocabulary of parts (:mod:`sse_engine.parts`, with
+:class:`PartialJSON` for tool input as it streams); the part
+:class:`TextDelta` exported here is that vocabulary's, not the Messages lane
+event of the same name (``sse_engine.messages.TextDelta``). :class:`Relay`
+(:mod:`sse_engine.relay`) writes those parts back as any lane's wire bytes:
+one API served as another, for gateways.
 """
 
 from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
@@ -20,6 +26,7 @@ from sse_engine._liveness import (
 )
 from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
+from sse_engine._public import publish as _publish
 from sse_engine._reconnect import DEFAULT_MAX_RECONNECTS, Reconnecting
 from sse_engine._retry import DEFAULT_MAX_RETRY_DELAY, RetryPolicy
 from sse_engine._sse import Comment, ServerSentEvent
@@ -31,6 +38,31 @@ from sse_engine.chat import (
     encode_chat_event,
 )
 from sse_engine.messages import MessagesLane, MessageSnapshot, encode_messages_event
+from sse_engine.parts import (
+    FINISH_REASONS,
+    Finish,
+    FinishReason,
+    JSONDelta,
+    JSONPath,
+    JSONStreamError,
+    JSONStringDelta,
+    JSONValue,
+    Part,
+    PartialJSON,
+    PartStream,
+    ReasoningDelta,
+    RefusalDelta,
+    Restart,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Turn,
+    Usage,
+    UsageUpdate,
+)
+from sse_engine.relay import Relay
 from sse_engine.responses import (
     ResponsesLane,
     ResponseSnapshot,
@@ -47,10 +79,18 @@ __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
     "DEFAULT_MAX_RECONNECTS",
     "DEFAULT_MAX_RETRY_DELAY",
+    "FINISH_REASONS",
     "ChatCompletionSnapshot",
     "ChatCompletionsLane",
     "Comment",
     "EventTooLarge",
+    "Finish",
+    "FinishReason",
+    "JSONDelta",
+    "JSONPath",
+    "JSONStreamError",
+    "JSONStringDelta",
+    "JSONValue",
     "Lane",
     "LaneEvent",
     "LaneWarning",
@@ -59,10 +99,17 @@ __all__ = [
     "MessageSnapshot",
     "MessagesLane",
     "Outcome",
+    "Part",
+    "PartStream",
+    "PartialJSON",
     "ProtocolError",
+    "ReasoningDelta",
     "Reconnecting",
+    "RefusalDelta",
+    "Relay",
     "ResponseSnapshot",
     "ResponsesLane",
+    "Restart",
     "ResumePlan",
     "RetrievePlan",
     "RetryPolicy",
@@ -72,7 +119,15 @@ __all__ = [
     "StreamEnd",
     "StreamError",
     "StreamRestarted",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "Turn",
+    "Usage",
     "UsageError",
+    "UsageUpdate",
     "aiter_events",
     "encode_chat_done",
     "encode_chat_event",
@@ -85,3 +140,5 @@ __all__ = [
     "is_retryable",
     "iter_events",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

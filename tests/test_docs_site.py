@@ -1,6 +1,7 @@
-"""The documentation site builds with ``mkdocs build --strict``, and its front-page code runs.
+"""The documentation site builds with ``mkdocs build --strict``.
 
 The build is skipped when the docs tools are not installed (``pip install -e '.[docs]'``).
+The pages' code blocks are type-checked and run by tests/test_docs_snippets.py.
 """
 
 from __future__ import annotations
@@ -9,12 +10,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 
 import sse_engine
@@ -22,7 +19,6 @@ from sse_engine import chat, messages, responses
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-CAPTURES = ROOT / "sse_engine" / "captures"
 
 
 @pytest.fixture(scope="module")
@@ -63,65 +59,3 @@ def test_the_api_page_documents_every_public_name(site: Path) -> None:
     for name in ("encode_chat_event", "encode_responses_event", "encode_messages_event",
                  "encode_chat_done", "encode_lane_events"):
         assert name in ends
-
-
-# -- the front page's examples run, against the bundled captures over httpx ------------------------
-
-ROUTES = {
-    "/chat/completions": "chat_basic.sse",
-    "/responses": "responses_basic.sse",
-    "/messages": "messages_basic.sse",
-}
-
-
-def handler(request: httpx.Request) -> httpx.Response:
-    name = next(n for suffix, n in ROUTES.items() if request.url.path.endswith(suffix))
-    return httpx.Response(
-        200, headers={"content-type": "text/event-stream"}, content=(CAPTURES / name).read_bytes()
-    )
-
-
-@contextmanager
-def fake_stream(method: str, url: str, **kwargs: Any) -> Iterator[httpx.Response]:
-    with httpx.Client(transport=httpx.MockTransport(handler)) as client, client.stream(
-        method, url, **kwargs
-    ) as response:
-        yield response
-
-
-def python_blocks(page: str) -> list[str]:
-    text = (DOCS / page).read_text(encoding="utf-8")
-    return re.findall(r"^```python\n(.*?)^```", text, flags=re.M | re.S)
-
-
-@pytest.mark.parametrize(
-    ("index", "tool", "ending"),
-    [
-        (0, ("get_weather", '{"location":"Paris, France","unit":"celsius"}'),
-         "Outcome.COMPLETED None"),
-        (1, ("get_weather", '{"city":"Paris","units":"celsius"}'), ""),
-        (2, ("get_weather", {"location": "Zürich, CH", "unit": "celsius"}), ""),
-    ],
-)
-def test_the_front_page_examples_run(
-    index: int,
-    tool: tuple[str, Any],
-    ending: str,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    block = python_blocks("index.md")[index]
-    assert len(block.strip().splitlines()) <= 15
-    monkeypatch.setattr(httpx, "stream", fake_stream)
-    calls: list[tuple[str, Any]] = []
-    scope: dict[str, Any] = {
-        "base": "https://api.example.invalid/v1",
-        "request": {"stream": True},
-        "headers": {"authorization": "Bearer x"},
-        "run_tool": lambda name, arguments: calls.append((name, arguments)),
-    }
-    exec(compile(block, f"docs/index.md example {index}", "exec"), scope)
-    assert calls == [tool]
-    out = capsys.readouterr().out
-    assert out.strip().endswith(ending)
-    assert "weather" in out or "forecast" in out or "check" in out

@@ -9,6 +9,7 @@ by index. See ``docs/chat.md`` for the events, outcome rules and warning codes.
 
 from __future__ import annotations
 
+from sse_engine._public import publish as _publish
 from sse_engine.chat._events import (
     ChatChoiceEvent,
     ChatChunk,
@@ -67,3 +68,5 @@ __all__ = [
     "encode_chat_done",
     "encode_chat_event",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

@@ -16,13 +16,14 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from sse_engine import __version__
 from sse_engine._errors import SSEEngineError
 from sse_engine.cli import _inspect, _parse
 from sse_engine.cli._bench import run_bench
 from sse_engine.cli._demo import run_demo
 from sse_engine.cli._detect import LANES
 from sse_engine.cli._input import bundled_capture
-from sse_engine.cli._render import Style, use_color
+from sse_engine.cli._render import Style, terminal_width, use_color
 
 __all__ = ["main"]
 
@@ -37,7 +38,7 @@ EXIT_USAGE = 64
 def _demo_command(args: argparse.Namespace) -> int:
     lanes = list(LANES) if args.lane == "all" else [args.lane]
     style = Style(use_color(sys.stdout, args.color))
-    return run_demo(sys.stdout, style, lanes, bundled_capture)
+    return run_demo(sys.stdout, style, lanes, bundled_capture, width=terminal_width())
 
 
 def _bench_command(args: argparse.Namespace) -> int:
@@ -70,6 +71,7 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="sse-engine",
         description="Parse and inspect Server-Sent Event streams as LLM APIs send them.",
     )
+    cli.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = cli.add_subparsers(dest="command", required=True)
     parse = commands.add_parser(
         "parse",
@@ -91,9 +93,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="run a captured response body through its lane and say what it holds",
         description="Run a captured response body (an SSE stream, or a JSON error body sent "
         "instead of one) through the right lane and print the lane, the event counts, the "
-        "outcome and error, the assembled text, tool calls, reasoning, usage and every "
-        "warning with where it sits. Exit status: 0 completed, 1 incomplete, 2 failed or "
-        "truncated, 3 unreadable input.",
+        "outcome and error, the assembled text, tool calls, reasoning, usage and finish (read "
+        "through the parts layer, alike for every lane) and every warning with where it sits. "
+        "Exit status: 0 completed, 1 incomplete, 2 failed or truncated, 3 unreadable input.",
     )
     inspect.add_argument(
         "file", nargs="?", help="capture to read; '-' for stdin; default: a bundled sample"
@@ -106,6 +108,11 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("--json", action="store_true", help="print one JSON object")
     inspect.add_argument("--events", action="store_true", help="also list every typed event")
+    inspect.add_argument(
+        "--parts",
+        action="store_true",
+        help="also list the parts (the lane-independent vocabulary of sse_engine.parts)",
+    )
     inspect.add_argument(
         "--status",
         type=int,

@@ -10,6 +10,7 @@ same capture and re-encoded, as the server would replay them) are fed through
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import TextIO
 
@@ -17,16 +18,25 @@ import attrs
 
 from sse_engine import encode_lane_events
 from sse_engine._outcome import Outcome
-from sse_engine.cli._inspect import LANE_TITLES, exit_status, inspect_body, summary
-from sse_engine.cli._render import Style, render
+from sse_engine.cli._inspect import LANE_TITLES, inspect_body, run_parts
+from sse_engine.cli._render import DEFAULT_WIDTH, Style, render
 from sse_engine.cli._trace import LineIndex, trace
+from sse_engine.parts import PartStream
 from sse_engine.responses import ResponsesEvent, ResponsesLane
 
 __all__ = ["SCENARIOS", "Scenario", "run_demo"]
 
 #: The base URL the printed resume plan is joined to (nothing is sent).
 DEMO_BASE_URL = "https://api.openai.com/v1"
-_TEXT_LIMIT = 90
+_LABEL = 11
+#: Where to go from here: the demo's last lines.
+NEXT_STEPS = (
+    "sse-engine inspect YOUR_CAPTURE.sse: the same report on a stream of yours "
+    "(save one with curl -sN ... > YOUR_CAPTURE.sse; curl -si keeps the status and headers, "
+    "which inspect reads too)",
+    "read docs/cli.md (every line of these reports) and docs/index.md "
+    "(the library: one example per API) in the repository",
+)
 
 
 @attrs.frozen
@@ -57,52 +67,70 @@ SCENARIOS: dict[str, list[Scenario]] = {lane: _scenarios(lane) for lane in LANE_
 RESUME_CAPTURE = "responses_basic.sse"
 
 
-def _heading(style: Style, text: str) -> str:
-    return style(f"── {text} " + "─" * max(3, 78 - len(text)), "bold", "cyan")
+def _heading(style: Style, text: str, width: int) -> str:
+    return style(f"── {text} " + "─" * max(3, min(width, 82) - 4 - len(text)), "bold", "cyan")
 
 
 def run_demo(
-    out: TextIO, style: Style, lanes: list[str], load: Callable[[str], bytes]
+    out: TextIO,
+    style: Style,
+    lanes: list[str],
+    load: Callable[[str], bytes],
+    width: int = DEFAULT_WIDTH,
 ) -> int:
-    """Print every section; 0 when each capture ended as expected, else 1.
+    """Print every section, then the verdict and the next steps; 0 when each
+    capture ended as expected, else 1.
 
-    ``load`` reads a bundled capture by name.
+    ``load`` reads a bundled capture by name; ``width`` is the terminal's.
     """
     ok = True
     for lane in lanes:
         out.write("\n" + style(f"{LANE_TITLES[lane]} lane", "bold") + "\n")
         for scenario in SCENARIOS[lane]:
-            out.write(_heading(style, f"{scenario.capture}: {scenario.title}") + "\n")
+            out.write(_heading(style, f"{scenario.capture}: {scenario.title}", width) + "\n")
             report = inspect_body(
                 load(scenario.capture),
                 source=scenario.capture,
                 lane="auto" if scenario.status is None else lane,
                 status=scenario.status,
             )
-            out.write(render(report, style, text_limit=_TEXT_LIMIT, compact=True))
+            out.write(render(report, style, width=width, compact=True))
             if report["outcome"] != scenario.expected.value:
                 ok = False
                 out.write(style(f"  expected {scenario.expected.value.upper()}", "red") + "\n")
         if lane == "responses":
-            ok = _resume(out, style, load(RESUME_CAPTURE)) and ok
+            ok = _resume(out, style, load(RESUME_CAPTURE), width) and ok
+    status = 0 if ok else 1
     verdict = "every capture ended as expected" if ok else "some captures did NOT end as expected"
-    out.write("\n" + style(f"demo: {verdict}", "bold", "green" if ok else "red") + "\n")
-    return 0 if ok else 1
+    out.write(
+        "\n" + style(f"demo: {verdict} (exit status {status})", "bold", "green" if ok else "red")
+        + "\n"
+    )
+    for n, step in enumerate(NEXT_STEPS):
+        label = "next steps" if n == 0 else ""
+        out.write(_row(style, label, _wrapped(step, width)))
+    return status
 
 
 def _row(style: Style, label: str, text: str) -> str:
-    return style(label.ljust(10), "bold") + " " + text + "\n"
+    pad = "\n" + " " * _LABEL
+    return style(label.ljust(_LABEL - 1), "bold") + " " + text.replace("\n", pad) + "\n"
 
 
-def _resume(out: TextIO, style: Style, body: bytes) -> bool:
+def _wrapped(text: str, width: int) -> str:
+    return "\n".join(textwrap.wrap(text, max(width - _LABEL, 30), break_on_hyphens=False))
+
+
+def _resume(out: TextIO, style: Style, body: bytes, width: int) -> bool:
     """Cut the capture, print the plan, resume with the rest, compare with the uncut run."""
-    out.write(_heading(style, f"{RESUME_CAPTURE} cut mid-stream, then resumed") + "\n")
+    out.write(_heading(style, f"{RESUME_CAPTURE} cut mid-stream, then resumed", width) + "\n")
     uncut = ResponsesLane()
     full = trace(uncut, body)
     # Cut inside an event a little past the middle, as a dropped connection would.
     cut = body.index(b"\n\n", len(body) * 3 // 5) - 10
     lane = ResponsesLane()
-    trace(lane, body[:cut])
+    stream = PartStream(lane)  # the turn, read through the cut and the resume
+    run_parts(stream, body[:cut])
     line = LineIndex(body).line_of(cut)
     last = lane.last_sequence_number
     out.write(_row(
@@ -130,8 +158,8 @@ def _resume(out: TextIO, style: Style, body: bytes) -> bool:
         and located.event.sequence_number > plan.starting_after
     ]
     continuation = b"".join(encode_lane_events(lane, replay))
-    restarted = lane.resume()
-    resumed = trace(lane, continuation)
+    restarted = stream.resume()
+    resumed, _ = run_parts(stream, continuation)
     out.write(_row(
         style, "resume",
         f"lane.resume() then {len(replay)} events replayed after sequence_number "
@@ -141,18 +169,18 @@ def _resume(out: TextIO, style: Style, body: bytes) -> bool:
     outcome = lane.outcome
     verdict = outcome.value.upper() if outcome else "?"
     color = "green" if outcome is Outcome.COMPLETED else "red"
-    out.write(_row(
-        style, "outcome", f"{style(verdict, 'bold', color)}  exit status {exit_status(outcome)}"
-    ))
+    out.write(_row(style, "outcome", style(verdict, "bold", color)))
     same = lane.snapshot.to_api() == uncut.snapshot.to_api()
     out.write(_row(
         style, "snapshot",
         style("equals the uncut stream's to_api()", "green") if same
         else style("DIFFERS from the uncut stream's to_api()", "red"),
     ))
-    text = summary("responses", lane)["text"]
-    if len(text) > _TEXT_LIMIT:
-        text = f"{text[:_TEXT_LIMIT]}… (+{len(text) - _TEXT_LIMIT} chars)"
+    text = " ".join(stream.turn.text.split())
+    room = max(width - _LABEL, 30)
+    if len(text) > room:
+        keep = room - len(f"… (+{len(text)} chars)")
+        text = f"{text[:keep]}… (+{len(text) - keep} chars)"
     out.write(_row(style, "text", text))
     warnings = [w.warning.code for w in resumed.warnings]
     out.write(_row(style, "warnings", ", ".join(warnings) if warnings else "none"))

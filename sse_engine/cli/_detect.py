@@ -187,7 +187,10 @@ def _error_lane(payload: Any, lane: str) -> tuple[str | None, str]:
     return None, "an error body; --lane to say which API sent it"
 
 
-def classify(body: bytes, lane: str, status: int | None) -> Input:
+def classify(
+    body: bytes, lane: str, status: int | None, content_type: str | None = None
+) -> Input:
+    """What ``body`` is, given the HTTP status and content type it came with (if known)."""
     _check_readable(body)
     if status is not None and not 200 <= status < 300:
         try:
@@ -195,6 +198,16 @@ def classify(body: bytes, lane: str, status: int | None) -> Input:
         except ValueError:
             payload = None
         return Input("error_body", *_error_lane(payload, lane), status)
+    media_type = content_type.split(";")[0].strip().lower() if content_type else None
+    if media_type not in (None, "text/event-stream"):
+        # A 2xx that is not a stream: the lanes read it as an error body, if it is one.
+        error = _error_body(body)
+        if error is None:
+            raise Unreadable(
+                f"the response's content type is {content_type}, not text/event-stream: "
+                "there is no stream to inspect"
+            )
+        return Input("error_body", *_error_lane(error, lane), status or 200)
     error = _error_body(body) if status is None else None
     if error is not None:
         name, reason = _error_lane(error, lane)

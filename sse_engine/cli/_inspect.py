@@ -3,8 +3,10 @@
 :func:`inspect_body` classifies the input (an event stream, a pre-stream JSON
 error body, or something unreadable), picks the lane (auto-detected from the
 first events, or given), runs it with :func:`sse_engine.cli._trace.trace` and
-gathers the outcome, the assembled text, tool calls, reasoning, usage and the
-located warnings. Rendering is :mod:`sse_engine.cli._render`'s job.
+gathers the outcome and the located warnings. What the turn holds (text, tool
+calls, reasoning, usage, finish) is read through the parts layer
+(:class:`~sse_engine.parts.PartStream`), the same way for every lane.
+Rendering is :mod:`sse_engine.cli._render`'s job.
 """
 
 from __future__ import annotations
@@ -12,14 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
-from sse_engine._lane import Lane, LaneEvent
+from sse_engine._errors import ProtocolError
+from sse_engine._lane import LaneEvent, StreamEnd
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.chat import ChatToolCallDone
 from sse_engine.cli._detect import (
     EXIT_STATUS,
     EXIT_UNREADABLE,
@@ -31,16 +32,19 @@ from sse_engine.cli._detect import (
     exit_status,
     new_lane,
 )
+from sse_engine.cli._head import HeadError, HttpHead, split_head
 from sse_engine.cli._input import open_input, source_name
-from sse_engine.cli._render import Style, render, use_color
+from sse_engine.cli._render import Style, render, terminal_width, use_color
 from sse_engine.cli._trace import LineIndex, Trace, trace
 from sse_engine.messages import UnknownEvent
-from sse_engine.responses import ResponseOutputItemEvent, ResponsesEvent
+from sse_engine.parts import Part, PartStream, Turn, Usage
+from sse_engine.responses import ResponsesEvent
 
 __all__ = [
     "EXIT_STATUS",
     "LANES",
     "LANE_TITLES",
+    "LocatedPart",
     "Unreadable",
     "command",
     "detect_lane",
@@ -48,6 +52,8 @@ __all__ = [
     "exit_status",
     "inspect_body",
     "new_lane",
+    "part_record",
+    "run_parts",
     "summary",
 ]
 
@@ -62,6 +68,8 @@ def error_record(error: StreamError | None) -> dict[str, Any] | None:
         "param": error.param,
         "status": error.status,
         "retryable": error.retryable,
+        "retry_after": error.retry_after,
+        "request_id": error.request_id,
     }
 
 
@@ -84,152 +92,145 @@ def event_record(event: LaneEvent) -> dict[str, Any]:
 
 
 def _label(event: LaneEvent) -> str:
-    """What an event is counted as: the wire type for Responses, else the class."""
-    if isinstance(event, ResponsesEvent):
-        return event.type
-    if isinstance(event, UnknownEvent):
-        return f"UnknownEvent({event.type})"
+    """What an event is counted as, in every lane: its class, as ``isinstance`` tells them
+    apart; a class that stands for several wire types adds the type (every Responses
+    class, and an unknown Messages event)."""
+    if isinstance(event, ResponsesEvent | UnknownEvent):
+        return f"{type(event).__name__}({event.type})"
     return type(event).__name__
 
 
-def _arguments_problem(text: str | None) -> str | None:
-    """Why a tool call's arguments JSON does not parse (None: it parses, or is empty)."""
-    if not text:
+@attrs.frozen
+class LocatedPart:
+    """A part, and the SSE event it came from (None: the end of the input)."""
+
+    part: Part
+    sse_index: int | None
+
+
+class _Reading:
+    """A lane for :func:`trace` that also reads its events as parts, one event at a time.
+
+    Reading them while the lane is fed puts a warning the parts find (a tool
+    input that is not JSON) where the lane's own warnings are, located at its
+    SSE event; reading them one by one ties each part to the event it came from.
+    """
+
+    def __init__(self, stream: PartStream) -> None:
+        self.lane = stream.lane
+        self.stream = stream
+        self.parts: list[tuple[Part, LaneEvent | None]] = []
+
+    @property
+    def max_event_size(self) -> int | None:
+        return self.lane.max_event_size
+
+    @property
+    def warnings(self) -> list[Any]:
+        return self.lane.warnings
+
+    def feed(self, data: bytes) -> list[LaneEvent]:
+        try:
+            events = self.lane.feed(data)
+        except ProtocolError as exc:
+            self._read(exc.events)
+            self._end()
+            raise
+        self._read(events)
+        return events
+
+    def close(self) -> list[LaneEvent]:
+        events = self.lane.close()
+        self._read(events)
+        return events
+
+    def _read(self, events: list[LaneEvent]) -> None:
+        for event in events:
+            self.parts += [(part, event) for part in self.stream.translate([event])]
+
+    def _end(self) -> None:
+        """A stream the lane could not read ends with a Finish all the same."""
+        lane = self.lane
+        if lane.outcome is not None:
+            self.parts += [(part, None) for part in
+                           self.stream.translate([StreamEnd(lane.outcome, lane.error)])]
+
+
+def run_parts(stream: PartStream, body: bytes, *, close: bool = True) -> tuple[
+        Trace, list[LocatedPart]]:
+    """:func:`trace` the stream's lane over ``body``, reading its events as parts as they come."""
+    reading = _Reading(stream)
+    run = trace(cast(Any, reading), body, close=close)
+    where = {id(located.event): located.sse_index for located in run.events}
+    parts = [LocatedPart(part, None if event is None else where.get(id(event)))
+             for part, event in reading.parts]
+    return run, parts
+
+
+def _usage_record(usage: Usage | None) -> dict[str, int] | None:
+    if usage is None:
         return None
-    try:
-        json.loads(text)
-    except ValueError as exc:
-        return f"invalid JSON: {exc}"
-    return None
+    counts = attrs.asdict(usage, filter=lambda field, _: field.name != "raw")
+    return {name: value for name, value in counts.items() if value is not None}
 
 
-def summary(name: str, lane: Lane[Any]) -> dict[str, Any]:
-    """What the lane assembled: text, refusal, tool calls, reasoning, usage, stop reason."""
-    builders: dict[str, Callable[[Any], dict[str, Any]]] = {
-        "chat": _chat_summary,
-        "responses": _responses_summary,
-        "messages": _messages_summary,
-    }
-    return builders[name](lane.snapshot)
+def _finish_words(turn: Turn) -> str | None:
+    reason, raw = turn.finish_reason, turn.raw_finish_reason
+    if reason is None or (raw is None and reason in ("error", "truncated")):
+        return None  # the outcome says it
+    return reason if raw is None or raw == reason else f"{reason} / {raw}"
 
 
-def _chat_summary(snap: Any) -> dict[str, Any]:
-    api = snap.to_api()
-    choices = api["choices"]
-    texts, refusals, calls, reasoning, reasons = [], [], [], [], []
-    for choice, state in zip(choices, (snap.choices[i] for i in sorted(snap.choices)), strict=True):
-        message = choice["message"]
-        prefix = f"choice {choice['index']}: " if len(choices) > 1 else ""
-        if message.get("content"):
-            texts.append(prefix + message["content"])
-        if message.get("refusal"):
-            refusals.append(prefix + message["refusal"])
-        thought = message.get("reasoning_content") or message.get("reasoning")
-        if isinstance(thought, str) and thought:
-            reasoning.append(prefix + thought)
-        for call, call_state in zip(message.get("tool_calls", []), state.tool_calls, strict=True):
-            function = call["function"]
-            calls.append(
-                _call(function["name"], call["id"], function["arguments"], call_state.done,
-                      choice["index"] if len(choices) > 1 else None)
-            )
-        legacy = message.get("function_call")
-        if legacy is not None:
-            done = choice["finish_reason"] is not None
-            calls.append(_call(legacy["name"], None, legacy["arguments"], done, None))
-        if choice["finish_reason"] is not None:
-            reasons.append(prefix + f"finish_reason {choice['finish_reason']}")
-    return {
-        "text": "\n".join(texts),
-        "refusal": "\n".join(refusals) or None,
-        "tool_calls": calls,
-        "reasoning": "\n".join(reasoning) or None,
-        "usage": api["usage"],
-        "stop": ", ".join(reasons) or None,
-    }
+def summary(turns: list[Turn]) -> dict[str, Any]:
+    """What the turn holds, whichever lane streamed it: text, refusal, tool calls, reasoning,
+    usage and finish. With several Chat choices each line says which choice it is."""
+    several = len(turns) > 1
 
+    def joined(texts: list[tuple[Turn, str]], sep: str = "\n") -> str:
+        return sep.join(f"choice {t.choice}: {text}" if several else text for t, text in texts)
 
-def _call(
-    name: Any, ident: Any, arguments: Any, done: bool, choice: int | None
-) -> dict[str, Any]:
-    record = {"name": name, "id": ident, "arguments": arguments, "complete": done}
-    if choice is not None:
-        record["choice"] = choice
-    problem = _arguments_problem(arguments if isinstance(arguments, str) else None)
-    record["arguments_error"] = problem
-    return record
-
-
-_RESPONSES_INPUT_FIELDS = ("arguments", "input", "code")
-
-
-def _responses_summary(snap: Any) -> dict[str, Any]:
-    calls, reasoning, refusals = [], [], []
-    for item in snap.items:
-        api = item.to_api()
-        kind = item.type or "?"
-        if kind == "reasoning":
-            texts = [p.get("text", "") for p in api.get("summary") or [] if isinstance(p, dict)]
-            texts += [p.get("text", "") for p in api.get("content") or [] if isinstance(p, dict)]
-            reasoning += [t for t in texts if t]
-        elif kind == "message":
-            if item.refusal:
-                refusals.append(item.refusal)
-        elif kind.endswith("_call"):
-            field = next((f for f in _RESPONSES_INPUT_FIELDS if f in api), None)
-            value = api.get(field) if field else api.get("action")
-            text = value if isinstance(value, str) or value is None else json.dumps(value)
-            record = {
-                "name": api.get("name") or kind,
-                "id": api.get("call_id") or api.get("id"),
-                "arguments": text,
-                "complete": item.done,
-                "arguments_error": _arguments_problem(text) if field == "arguments" else None,
+    calls = []
+    for turn in turns:
+        for call in turn.tool_calls:
+            record: dict[str, Any] = {
+                "name": call.name,
+                "id": call.id or None,
+                "kind": call.type,
+                "arguments": call.arguments,
+                "complete": call.done,
+                "arguments_error": call.input_error,
             }
-            if kind != "function_call" and api.get("name"):
-                record["kind"] = kind
+            if call.server:
+                record["server"] = True
+            if several:
+                record["choice"] = turn.choice
             calls.append(record)
-    stop = snap.status and f"status {snap.status}"
-    if snap.incomplete_reason:
-        stop = f"{stop}, incomplete_details.reason {snap.incomplete_reason}"
+    first = turns[0]
+    finish = [(t, words) for t in turns if (words := _finish_words(t)) is not None]
     return {
-        "text": snap.output_text,
-        "refusal": "\n".join(refusals) or None,
+        "text": joined([(t, t.text) for t in turns if t.text or not several]),
+        "refusal": joined([(t, t.refusal) for t in turns if t.refusal]) or None,
         "tool_calls": calls,
-        "reasoning": "\n\n".join(reasoning) or None,
-        "usage": snap.usage,
-        "stop": stop,
+        "reasoning": joined([(t, t.reasoning) for t in turns if t.reasoning]) or None,
+        "usage": _usage_record(first.usage),
+        "finish": None if first.finish_reason is None else {
+            "reason": first.finish_reason, "raw_reason": first.raw_finish_reason},
+        "stop": joined(finish, ", ") or None,
     }
 
 
-def _messages_summary(snap: Any) -> dict[str, Any]:
-    calls, reasoning = [], []
-    for block in snap.content:
-        if block.is_tool:
-            start = block.start
-            calls.append(
-                {
-                    "name": start.get("name"),
-                    "id": start.get("id"),
-                    "arguments": block.joined() or json.dumps(block.input),
-                    "complete": block.stopped,
-                    "arguments_error": block.input_error,
-                }
-            )
-            if block.type != "tool_use":
-                calls[-1]["kind"] = block.type
-        elif block.type == "thinking" and block.text:
-            reasoning.append(block.text)
-        elif block.type == "redacted_thinking":
-            reasoning.append("[redacted thinking]")
-    return {
-        "text": snap.text,
-        "refusal": None,
-        "tool_calls": calls,
-        "reasoning": "\n\n".join(reasoning) or None,
-        "usage": snap.usage or None,
-        "stop": snap.stop_reason and f"stop_reason {snap.stop_reason}",
-    }
+def part_record(located: LocatedPart) -> dict[str, Any]:
+    """One part as JSON: its class, then its fields (the call object and raw usage left out)."""
+    part = located.part
+    record: dict[str, Any] = {"part": type(part).__name__}
+    for field in attrs.fields(type(part)):
+        if field.name == "call":
+            continue
+        value = getattr(part, field.name)
+        record[field.name] = _usage_record(value) if isinstance(value, Usage) else _json_ready(
+            value)
+    record["sse_event"] = located.sse_index
+    return record
 
 
 def _where(record: dict[str, Any], run: Trace, sse_index: int | None, at_end: bool) -> None:
@@ -252,31 +253,6 @@ def _warnings(run: Trace, index: LineIndex, total: int) -> list[dict[str, Any]]:
         if record["line"] is None:
             record["line"] = index.line_of(min(warning.offset, total) - 1)
         records.append(record)
-    # Tool-call arguments that are not JSON: the lane passes them on as text; say where.
-    for done in run.events:
-        event = done.event
-        arguments: Any = None
-        name: Any = None
-        if isinstance(event, ChatToolCallDone):
-            arguments, name = event.arguments, event.name
-        elif (
-            isinstance(event, ResponseOutputItemEvent)
-            and event.type.endswith(".done")
-            and event.item.get("type") in ("function_call", "mcp_call", "kindo_call")
-        ):
-            arguments, name = event.item.get("arguments"), event.item.get("name")
-        problem = _arguments_problem(arguments if isinstance(arguments, str) else None)
-        if problem is None:
-            continue
-        span = run.span(done.sse_index)
-        record = {
-            "code": "tool_arguments_invalid",
-            "message": f"the arguments of tool call {name!r} are not valid JSON ({problem})",
-            "offset": span.end if span else total,
-            "source": "inspect",
-        }
-        _where(record, run, done.sse_index, False)
-        records.append(record)
     return records
 
 
@@ -287,26 +263,44 @@ def inspect_body(
     lane: str = "auto",
     status: int | None = None,
     events: bool = False,
+    parts: bool = False,
 ) -> dict[str, Any]:
-    """The report on one captured body (JSON-ready). Raises :class:`Unreadable`."""
-    what = classify(body, lane, status)
+    """The report on one captured body (JSON-ready). Raises :class:`Unreadable`.
+
+    ``events`` adds the list of lane events, ``parts`` the list of parts. A
+    capture saved with ``curl -i`` starts with the HTTP status line and
+    headers: the lane is started with them (``status``, when given, wins), and
+    lines and byte offsets count from the start of the capture, head included.
+    """
+    size = len(body)
+    try:
+        head, body = split_head(body)
+    except HeadError as exc:
+        raise Unreadable(str(exc)) from None
+    if head is not None and status is None:
+        status = head.status
+    what = classify(body, lane, status, head.header("content-type") if head else None)
     name = what.lane or "chat"
     runner = new_lane(name)
     report: dict[str, Any] = {
         "source": source,
-        "bytes": len(body),
+        "bytes": size,
         "input": what.kind,
+        "http": head.record() if head else None,
         "lane": what.lane,
         "lane_reason": what.reason,
     }
     if what.kind == "error_body":
         assert what.status is not None
-        runner.start(what.status, {"content-type": "application/json"})
+        runner.start(what.status, head.headers if head else {"content-type": "application/json"})
         report["status"] = None if what.status_assumed else what.status
         report["status_assumed"] = what.status if what.status_assumed else None
+    elif head is not None:
+        runner.start(status or head.status, head.headers)
     elif status is not None:
         runner.start(status, {"content-type": "text/event-stream"})
-    run = trace(runner, body)
+    stream = PartStream(runner)
+    run, located_parts = run_parts(stream, body)
     if run.problem is not None and not run.events and what.kind == "stream":
         raise Unreadable(f"not a {LANE_TITLES[name]} stream: {run.problem}")
     index = LineIndex(body)
@@ -335,29 +329,44 @@ def inspect_body(
         label = _label(located.event)
         counts[label] = counts.get(label, 0) + 1
     report["event_counts"] = counts
-    report.update(summary(name, runner) if what.kind == "stream" else _empty_summary())
+    report.update(summary(stream.turns))
     report["warnings"] = _warnings(run, index, len(body))
     if events:
         listed = []
         for located in run.events:
             record = event_record(located.event)
-            span = run.span(located.sse_index)
-            record["sse_event"] = located.sse_index if span else None
-            record["line"] = span.line if span else None
+            _line(record, run, located.sse_index)
             listed.append(record)
         report["events"] = listed
+    if parts:
+        listed = []
+        for located_part in located_parts:
+            record = part_record(located_part)
+            _line(record, run, located_part.sse_index)
+            listed.append(record)
+        report["parts"] = listed
+    if head is not None:
+        _count_from_the_file(report, head)
     return report
 
 
-def _empty_summary() -> dict[str, Any]:
-    return {
-        "text": "",
-        "refusal": None,
-        "tool_calls": [],
-        "reasoning": None,
-        "usage": None,
-        "stop": None,
-    }
+def _line(record: dict[str, Any], run: Trace, sse_index: int | None) -> None:
+    span = run.span(sse_index)
+    record["sse_event"] = sse_index if span else None
+    record["line"] = span.line if span else None
+
+
+def _count_from_the_file(report: dict[str, Any], head: HttpHead) -> None:
+    """Lines and byte offsets from the start of the capture, not of the body after the head."""
+    records = [*report["warnings"], *report.get("events", []), *report.get("parts", [])]
+    if report["problem"] is not None:
+        records.append(report["problem"])
+    for record in records:
+        if record.get("line") is not None:
+            record["line"] += head.lines
+        for key in ("offset", "start"):
+            if record.get(key) is not None:
+                record[key] += head.size
 
 
 def command(args: argparse.Namespace) -> int:
@@ -370,6 +379,7 @@ def command(args: argparse.Namespace) -> int:
             lane=args.lane,
             status=args.status,
             events=args.events,
+            parts=args.parts,
         )
     except Unreadable as exc:
         sys.stderr.write(f"sse-engine inspect: {source_name(args.file)}: {exc}\n")
@@ -377,7 +387,8 @@ def command(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, default=str) + "\n")
     else:
-        sys.stdout.write(render(report, Style(use_color(sys.stdout, args.color))))
+        style = Style(use_color(sys.stdout, args.color))
+        sys.stdout.write(render(report, style, width=terminal_width()))
     status: int = report["exit_status"]
     return status
 

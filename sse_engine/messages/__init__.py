@@ -8,6 +8,7 @@ other, and when the two disagree the JSON wins and a warning says so. See
 
 from __future__ import annotations
 
+from sse_engine._public import publish as _publish
 from sse_engine.messages._events import (
     BlockDelta,
     BlockStart,
@@ -59,3 +60,5 @@ __all__ = [
     "UnknownEvent",
     "encode_messages_event",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

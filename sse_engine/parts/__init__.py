@@ -1,13 +1,25 @@
 """Parts: one vocabulary over every lane, so code is written once for every provider.
 
 A :class:`PartStream` wraps any lane and turns its events into parts
-(:class:`TextDelta`, :class:`ToolCallStart`, :class:`Finish`, ...); its
-``turn`` is the assistant turn so far, in the same shape for Chat
-Completions, Responses and Messages. See ``docs/parts.md``.
+(:class:`TextDelta`, :class:`ReasoningDelta`, :class:`ToolCallStart`,
+:class:`Finish`, ...); its ``turn`` is the assistant turn so far, in the same
+shape for Chat Completions, Responses and Messages, with each tool call's
+input readable while it streams. :class:`PartialJSON` is the incremental
+reader behind that live input, usable on its own. See ``docs/parts.md`` and
+``docs/live-tool-input.md``.
 """
 
 from __future__ import annotations
 
+from sse_engine._public import publish as _publish
+from sse_engine.parts._json_events import (
+    JSONDelta,
+    JSONPath,
+    JSONStreamError,
+    JSONStringDelta,
+    JSONValue,
+)
+from sse_engine.parts._partial_json import PartialJSON
 from sse_engine.parts._parts import (
     FINISH_REASONS,
     Finish,
@@ -17,20 +29,27 @@ from sse_engine.parts._parts import (
     RefusalDelta,
     Restart,
     TextDelta,
-    ToolCall,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    Turn,
     Usage,
     UsageUpdate,
 )
+from sse_engine.parts._stream import PartStream
+from sse_engine.parts._turn import ToolCall, Turn
 
 __all__ = [
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
+    "JSONDelta",
+    "JSONPath",
+    "JSONStreamError",
+    "JSONStringDelta",
+    "JSONValue",
     "Part",
+    "PartStream",
+    "PartialJSON",
     "ReasoningDelta",
     "RefusalDelta",
     "Restart",
@@ -43,3 +62,5 @@ __all__ = [
     "Usage",
     "UsageUpdate",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

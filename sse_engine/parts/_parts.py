@@ -2,9 +2,14 @@
 
 A part says what happened in the assistant turn, in the same words whatever
 the wire format: text grew, reasoning grew, a tool call started, its input
-grew, it ended, usage is known, the turn finished. :class:`Turn` is the turn
-assembled from them. The classes here hold no lane knowledge: turning a
-lane's events into parts is ``_stream.py``'s job.
+grew, it ended, usage is known, the turn finished. :class:`~sse_engine.parts.Turn`
+is the turn they add up to (``_turn.py``). The classes here hold no lane
+knowledge: turning a lane's events into parts is the job of the ``_from_*.py``
+modules.
+
+Parts compare by what they say: the ``call`` a tool-call part points at and a
+usage's ``raw`` object take no part in equality, so the parts of one turn
+streamed by two providers compare equal.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Any, Final, Literal, final
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
+from sse_engine.parts._turn import ToolCall
 
 __all__ = [
     "FINISH_REASONS",
@@ -24,11 +30,9 @@ __all__ = [
     "RefusalDelta",
     "Restart",
     "TextDelta",
-    "ToolCall",
     "ToolCallDelta",
     "ToolCallEnd",
     "ToolCallStart",
-    "Turn",
     "Usage",
     "UsageUpdate",
 ]
@@ -49,11 +53,13 @@ FINISH_REASONS: Final[tuple[FinishReason, ...]] = (
 class Usage:
     """Token counts in one shape for every lane.
 
-    ``input_tokens`` counts the whole prompt (cached tokens included, as
-    OpenAI counts it; for Messages the cache reads and writes are added in);
-    ``cached_input_tokens`` and ``reasoning_tokens`` are the parts of the
-    input and output that were cache hits and reasoning. A count the server
-    did not send is None. ``raw`` is the lane's own usage object.
+    ``input_tokens`` counts the whole prompt, cached tokens included (as
+    OpenAI counts it; for Messages the cache reads and writes are added to
+    ``input_tokens``); ``cached_input_tokens`` is the part of it that was a
+    cache hit and ``reasoning_tokens`` the part of ``output_tokens`` spent
+    reasoning. A count the server did not send is None; Messages sends no
+    total, so ``total_tokens`` is input plus output there. ``raw`` is the
+    lane's own usage object, as sent (not part of equality).
     """
 
     input_tokens: int | None = None
@@ -61,7 +67,7 @@ class Usage:
     total_tokens: int | None = None
     cached_input_tokens: int | None = None
     reasoning_tokens: int | None = None
-    raw: Any = None
+    raw: Any = attrs.field(default=None, eq=False)
 
 
 @final
@@ -76,7 +82,13 @@ class TextDelta:
 @final
 @attrs.frozen
 class ReasoningDelta:
-    """Reasoning text grew: Chat ``reasoning_content``, Responses reasoning, Messages thinking."""
+    """Reasoning text grew: Chat ``reasoning_content`` / ``reasoning``, Responses reasoning
+    summaries and reasoning text, Messages thinking.
+
+    Separate pieces of reasoning (summary parts, reasoning items, thinking
+    blocks) are joined with a blank line: a ``ReasoningDelta("\\n\\n")``
+    comes before each piece after the first.
+    """
 
     text: str
     choice: int = 0
@@ -96,13 +108,17 @@ class RefusalDelta:
 class ToolCallStart:
     """A tool call opened: its ``id`` and ``name`` are known, its input is still to come.
 
-    ``index`` numbers the turn's tool calls from 0 in the order they started.
+    ``index`` numbers the turn's tool calls from 0 in the order they started
+    (``Turn.tool_calls[index]``). ``id`` and ``name`` are ``""`` when the
+    provider has not said them (yet). ``call`` is that :class:`ToolCall`, as
+    it builds up (``call.type``, ``call.server``).
     """
 
     id: str
     name: str
     index: int
     choice: int = 0
+    call: ToolCall | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
 
 
 @final
@@ -110,17 +126,24 @@ class ToolCallStart:
 class ToolCallDelta:
     """A tool call's input grew by ``text`` (a fragment of its JSON, or plain text).
 
-    ``input`` is the input parsed so far (see :class:`~sse_engine.parts.PartialJSON`):
-    the same live object as ``Turn.tool_calls[index].input``, kept up to date
-    in place, so reading it costs nothing; copy it to keep the value of this
-    moment.
+    ``input`` is the input read so far: the call's live partial value
+    (``call.input``), as of the latest ``feed()``. Reading it is what parses
+    the fragments (a stream nobody reads it from never parses them twice);
+    after every fragment it costs O(1) amortised. The value is updated in
+    place by later feeds: ``copy.deepcopy`` it to keep the value of a moment.
     """
 
     id: str
     text: str
     index: int
     choice: int = 0
-    input: Any = None
+    call: ToolCall | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
+
+    @property
+    def input(self) -> Any:
+        """The call's input parsed so far (see :attr:`ToolCall.input`); None without a call."""
+        call = self.call
+        return None if call is None else call.input
 
 
 @final
@@ -128,8 +151,12 @@ class ToolCallDelta:
 class ToolCallEnd:
     """A tool call's input is complete: ``arguments`` is its text, ``input`` its value.
 
-    ``input`` is the parsed JSON; for a tool whose input is plain text (a
-    Responses ``custom_tool_call``), or JSON that does not parse, it is the text.
+    The moment an agent can run the tool. ``input`` is the parsed JSON; for
+    a tool whose input is plain text (a Responses ``custom_tool_call``) it is
+    the text. When the text is not valid JSON, ``input`` is None and
+    ``input_error`` says why (and a ``tool_input_invalid`` warning is
+    recorded): do not run a tool on a guess. A call cut off by the end of the
+    stream gets no ``ToolCallEnd``.
     """
 
     id: str
@@ -138,12 +165,18 @@ class ToolCallEnd:
     input: Any
     index: int
     choice: int = 0
+    input_error: str | None = None
+    call: ToolCall | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
 
 
 @final
 @attrs.frozen
 class UsageUpdate:
-    """Token usage is known, or grew (Messages reports it at the start and the end)."""
+    """Token usage is known, or changed (Messages reports it at the start and the end).
+
+    Usage belongs to the whole response: with several Chat choices it is
+    reported once, for all of them.
+    """
 
     usage: Usage
 
@@ -154,9 +187,12 @@ class Finish:
     """The turn is over: always the last part, exactly once per stream.
 
     ``reason`` is the unified finish reason; ``raw_reason`` the lane's own
-    (``end_turn``, ``max_output_tokens``, ...), or None when there was none
-    (a failed or truncated stream). ``outcome`` and ``error`` are the lane's
-    verdict.
+    (``end_turn``, ``max_output_tokens``, ``completed``, ...), or None when there was
+    none. ``outcome`` and ``error`` are the lane's verdict: a ``FAILED``
+    stream finishes with ``error`` and a ``TRUNCATED`` one with
+    ``truncated``, whatever the model said before. With several Chat choices
+    (``n > 1``), ``reason`` and ``raw_reason`` are choice 0's; each turn of
+    :attr:`PartStream.turns <sse_engine.parts.PartStream.turns>` has its own.
     """
 
     reason: FinishReason
@@ -173,6 +209,7 @@ class Restart:
     reason: str
 
 
+#: Any part :meth:`PartStream.feed <sse_engine.parts.PartStream.feed>` returns.
 Part = (
     TextDelta
     | ReasoningDelta
@@ -184,43 +221,3 @@ Part = (
     | Finish
     | Restart
 )
-
-
-@final
-@attrs.define
-class ToolCall:
-    """One tool call of a :class:`Turn`.
-
-    ``arguments`` is the input text received so far; ``input`` the value
-    parsed so far (a partial value while it streams, the whole value once
-    ``done``); ``type`` the lane's own kind of call (``function``,
-    ``custom_tool_call``, ``mcp_call``, ``tool_use``, ``server_tool_use``, ...).
-    """
-
-    id: str
-    name: str
-    arguments: str = ""
-    input: Any = None
-    done: bool = False
-    type: str = "function"
-
-
-@final
-@attrs.define
-class Turn:
-    """The assistant turn so far, in the same shape for every lane.
-
-    Text fields are the concatenated deltas; ``finish_reason``, ``outcome``
-    and ``error`` are None until the :class:`Finish` part.
-    """
-
-    id: str | None = None
-    model: str | None = None
-    text: str = ""
-    reasoning: str = ""
-    refusal: str = ""
-    tool_calls: list[ToolCall] = attrs.Factory(list)
-    usage: Usage | None = None
-    finish_reason: FinishReason | None = None
-    outcome: Outcome | None = None
-    error: StreamError | None = None

@@ -9,6 +9,9 @@ See ``docs/gateways.md``.
 
 from __future__ import annotations
 
+from sse_engine._public import publish as _publish
 from sse_engine.relay._relay import Relay, Target
 
 __all__ = ["Relay", "Target"]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

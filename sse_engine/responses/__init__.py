@@ -6,17 +6,18 @@ when the two disagree the JSON wins with an ``event_type_mismatch`` warning).
 ``docs/responses.md`` for the events, outcome rules, warning codes and the
 resume recipe.
 
-- :class:`ResponsesLane`: the lane (``sse_engine.responses._lane``).
+- :class:`ResponsesLane`: the lane.
 - :class:`ResponsesEvent` and its subclasses: one frozen class per payload
-  shape, ``type`` is the wire type (``sse_engine.responses._events``).
+  shape, ``type`` is the wire type.
 - :class:`ResponseSnapshot`, :class:`OutputItem`, :class:`ContentPart`,
-  :class:`TextBuffer`: the response as it builds up (``sse_engine.responses._snapshot``).
+  :class:`TextBuffer`: the response as it builds up.
 - :class:`ResumePlan`: the reconnect request, and :class:`RetrievePlan`, the plain
-  GET for the final object past the resume window (``sse_engine.responses._resume``).
+  GET for the final object past the resume window.
 """
 
 from __future__ import annotations
 
+from sse_engine._public import publish as _publish
 from sse_engine.responses._events import (
     ResponseAnnotationEvent,
     ResponseArgumentsDoneEvent,
@@ -87,3 +88,5 @@ __all__ = [
     "TextBuffer",
     "encode_responses_event",
 ]
+
+_publish(__name__)  # help() and pickles show this module, not the private ones

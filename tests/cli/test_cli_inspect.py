@@ -12,10 +12,20 @@ from typing import Any
 
 import pytest
 
-from sse_engine import encode_responses_event
+import sse_engine
+from sse_engine import (
+    ChatCompletionsLane,
+    MessagesLane,
+    ResponsesLane,
+    chat,
+    encode_responses_event,
+    messages,
+    responses,
+)
 from sse_engine._parser import SSEParser
 from sse_engine.cli import main
 from sse_engine.cli._inspect import detect_lane
+from sse_engine.parts import PartStream
 
 CAPTURES = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
 
@@ -53,6 +63,12 @@ EXPECTED: dict[str, tuple[str | None, str, int]] = {
     "responses_truncated.sse": ("responses", "truncated", 2),
     "sample.sse": ("responses", "completed", 0),
 }
+
+
+@pytest.fixture(autouse=True)
+def _width(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Reports wrap at the terminal's width (COLUMNS wins): pin it, whatever runs the tests.
+    monkeypatch.setenv("COLUMNS", "100")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -104,18 +120,23 @@ def test_chat_text_tool_call_and_usage(capsys: pytest.CaptureFixture[str]) -> No
         {
             "name": "get_weather",
             "id": "call_Jz8kQp2VbN4mXr7tLw1cYs5e",
+            "kind": "function",
             "arguments": '{"location":"Paris, France","unit":"celsius"}',
             "complete": True,
             "arguments_error": None,
         }
     ]
-    assert data["usage"]["total_tokens"] == 115
-    assert data["stop"] == "finish_reason tool_calls"
+    # Usage and finish in the one shape the parts layer gives every lane.
+    assert data["usage"] == {"input_tokens": 84, "output_tokens": 31, "total_tokens": 115,
+                             "cached_input_tokens": 0, "reasoning_tokens": 0}
+    assert data["finish"] == {"reason": "tool_calls", "raw_reason": "tool_calls"}
+    assert data["stop"] == "tool_calls"
     assert data["event_counts"]["ChatToolCallArgumentsDelta"] == 12
     status, out, _ = run(capsys, str(CAPTURES / "chat_basic.sse"))
     assert status == 0
-    assert "tool call  get_weather (call_Jz8kQp2VbN4mXr7tLw1cYs5e) {\"location\"" in out
-    assert "usage      prompt_tokens=84 completion_tokens=31 total_tokens=115" in out
+    assert "tool call  get_weather [function] (call_Jz8kQp2VbN4mXr7tLw1cYs5e) {\"location\"" in out
+    assert "usage      input_tokens=84 output_tokens=31 total_tokens=115" in out
+    assert "outcome    COMPLETED (tool_calls)" in out
     assert "warnings   none" in out
 
 
@@ -123,7 +144,7 @@ def test_chat_reasoning_and_several_choices(capsys: pytest.CaptureFixture[str]) 
     _, kimi = report(capsys, str(CAPTURES / "chat_kimi.sse"))
     assert kimi["reasoning"] == "The user wants a haiku."
     _, two = report(capsys, str(CAPTURES / "chat_n2_length.sse"))
-    assert two["stop"] == "choice 0: finish_reason stop, choice 1: finish_reason length"
+    assert two["stop"] == "choice 0: stop, choice 1: length"
     assert two["text"].startswith("choice 0: ") and "\nchoice 1: " in two["text"]
 
 
@@ -133,14 +154,15 @@ def test_responses_agent_tools_and_reasoning(capsys: pytest.CaptureFixture[str])
     assert ("incidents.lookup", "kindo_call") in kinds
     assert ("grafana_query", "mcp_call") in kinds
     assert data["reasoning"].startswith("**Planning**")
-    assert data["event_counts"]["response.kindo_call_arguments.delta"] == 7
+    assert data["event_counts"]["ResponseCallDeltaEvent(response.kindo_call_arguments.delta)"] == 7
     assert data["usage"]["total_tokens"] == 2359
 
 
 def test_responses_incomplete_says_why(capsys: pytest.CaptureFixture[str]) -> None:
     status, data = report(capsys, str(CAPTURES / "responses_refusal.sse"))
     assert status == 1
-    assert data["stop"] == "status incomplete, incomplete_details.reason content_filter"
+    assert data["stop"] == "content_filter"
+    assert data["finish"] == {"reason": "content_filter", "raw_reason": "content_filter"}
     assert data["refusal"]
 
 
@@ -150,7 +172,9 @@ def test_messages_thinking_and_truncated_tool_input(capsys: pytest.CaptureFixtur
     status, cut = report(capsys, str(CAPTURES / "messages_truncated.sse"))
     assert status == 2
     (call,) = cut["tool_calls"]
-    assert call["complete"] is False and "not valid JSON" in call["arguments_error"]
+    # Cut off: never complete (the lane warns that its input is not JSON).
+    assert call["complete"] is False and call["arguments"] == '{"location": "Zürich, CH"'
+    assert cut["finish"] == {"reason": "truncated", "raw_reason": None}
     assert cut["error"]["code"] == "stream_truncated" and cut["error"]["retryable"]
     codes = [(w["code"], w["sse_event"], w["line"]) for w in cut["warnings"]]
     assert codes == [("unterminated_event", None, 44), ("tool_input_invalid", None, 44)]
@@ -215,9 +239,9 @@ def test_invalid_tool_json_is_reported_where_the_call_ended(
     status, data = report(capsys, write(tmp_path, "bad.sse", body + b"data: [DONE]\n\n"))
     assert status == 0
     (warning,) = data["warnings"]
-    assert warning["code"] == "tool_arguments_invalid" and warning["source"] == "inspect"
+    assert warning["code"] == "tool_input_invalid" and warning["source"] == "lane"
     assert (warning["sse_event"], warning["line"]) == (1, 3)
-    assert data["tool_calls"][0]["arguments_error"].startswith("invalid JSON")
+    assert "not valid JSON" in data["tool_calls"][0]["arguments_error"]
 
 
 def test_trailing_bytes_after_the_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -278,6 +302,44 @@ def test_events_lists_every_typed_event(capsys: pytest.CaptureFixture[str]) -> N
     assert "TextDelta index=0 text=" in out
 
 
+def test_parts_lists_the_part_sequence(capsys: pytest.CaptureFixture[str]) -> None:
+    _, data = report(capsys, str(CAPTURES / "messages_basic.sse"), "--parts")
+    parts = data["parts"]
+    kinds = [p["part"] for p in parts]
+    assert kinds[-1] == "Finish" and kinds.count("Finish") == 1
+    assert parts[-1] == {"part": "Finish", "reason": "tool_calls", "outcome": "completed",
+                         "error": None, "raw_reason": "tool_use", "sse_event": 18, "line": 55}
+    end = next(p for p in parts if p["part"] == "ToolCallEnd")
+    assert end["name"] == "get_weather" and end["input"] == json.loads(end["arguments"])
+    usage = next(p for p in parts if p["part"] == "UsageUpdate")
+    assert usage["usage"]["input_tokens"] > 0 and "raw" not in usage["usage"]
+    assert "".join(p["text"] for p in parts if p["part"] == "TextDelta") == data["text"]
+    status, out, _ = run(capsys, str(CAPTURES / "messages_basic.sse"), "--parts")
+    assert status == 0
+    assert f"part list  {len(parts)} parts (SSE event #, line, class, fields)" in out
+    assert "Finish reason='tool_calls' outcome='completed'" in out
+
+
+@pytest.mark.parametrize("name", ["chat_kimi.sse", "responses_reasoning.sse",
+                                  "messages_thinking.sse"])
+def test_every_lane_is_summarised_through_the_turn(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report's content is the turn the parts layer assembles, whatever the lane."""
+
+    _, data = report(capsys, str(CAPTURES / name))
+    lane = {"chat": ChatCompletionsLane, "responses": ResponsesLane,
+            "messages": MessagesLane}[name.split("_")[0]]()
+    stream = PartStream(lane)
+    stream.feed((CAPTURES / name).read_bytes())
+    stream.close()
+    turn = stream.turn
+    assert (data["text"], data["reasoning"]) == (turn.text, turn.reasoning or None)
+    assert data["finish"] == {"reason": turn.finish_reason, "raw_reason": turn.raw_finish_reason}
+    assert turn.usage is not None
+    assert data["usage"]["total_tokens"] == turn.usage.total_tokens
+
+
 def test_lane_override(capsys: pytest.CaptureFixture[str]) -> None:
     _, data = report(capsys, str(CAPTURES / "sample.sse"), "--lane", "responses")
     assert (data["lane"], data["lane_reason"]) == ("responses", "--lane")
@@ -320,9 +382,34 @@ def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[st
     assert (status, data["source"], data["error"]["code"]) == (2, "<stdin>", "server_error")
 
 
-def test_default_is_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
+def test_default_is_the_bundled_sample_and_it_is_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    # The first thing a newcomer runs: a completed stream with nothing to warn about.
     status, data = report(capsys)
     assert (status, data["source"], data["lane"]) == (0, "sample.sse (bundled)", "responses")
+    assert (data["outcome"], data["warnings"], data["error"]) == ("completed", [], None)
+    assert data["text"] == "Logs flow through the gate, one event at a time."
+    assert data["usage"]["total_tokens"] == 26
+    status, out, err = run(capsys)
+    assert (status, err) == (0, "")
+    assert "warnings   none" in out
+
+
+def test_event_counts_name_classes_in_every_lane(capsys: pytest.CaptureFixture[str]) -> None:
+    # One naming for every lane: the class (what isinstance tells apart), with the wire
+    # type in parentheses where one class stands for several types.
+    classes = {
+        name for module in (sse_engine, chat, responses, messages) for name in module.__all__
+        if isinstance(getattr(module, name), type)
+    }
+    for name in ("chat_basic.sse", "responses_basic.sse", "messages_basic.sse"):
+        _, data = report(capsys, str(CAPTURES / name))
+        for label in data["event_counts"]:
+            cls, _, wire = label.partition("(")
+            assert cls in classes, (name, label)
+            if isinstance(getattr(responses, cls, None), type):
+                assert wire.startswith("response.") and wire.endswith(")"), label
+    _, data = report(capsys, str(CAPTURES / "responses_basic.sse"))
+    assert data["event_counts"]["ResponseContentDeltaEvent(response.output_text.delta)"] == 11
 
 
 # -- colour ----------------------------------------------------------------------------------------

@@ -22,11 +22,11 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[
 def test_parse_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
     status, records = run(capsys, "parse")
     assert status == 0
-    assert [r["id"] for r in records[:-1]] == ["1", "2", "3", "4"]
-    assert records[1]["event"] == "response.output_text.delta"
-    assert records[-1] == {"last_event_id": "4", "retry": 3000}
+    assert [r["id"] for r in records[:-1]] == [str(n) for n in range(11)]
+    assert records[1]["event"] == "response.output_item.added"
+    assert records[-1] == {"last_event_id": "10", "retry": 3000}
     # The last event's data spans two data: lines, joined by LF.
-    assert records[3]["data"].count("\n") == 1  # type: ignore[union-attr]
+    assert records[10]["data"].count("\n") == 1  # type: ignore[union-attr]
 
 
 def test_parse_file_with_comments_and_unterminated_tail(
@@ -72,4 +72,4 @@ def test_module_entry_point_runs() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "sse_engine", "parse"], capture_output=True, text=True, check=True
     )
-    assert json.loads(result.stdout.splitlines()[-1])["last_event_id"] == "4"
+    assert json.loads(result.stdout.splitlines()[-1])["last_event_id"] == "10"

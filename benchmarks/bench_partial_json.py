@@ -1,0 +1,374 @@
+"""PartialJSON against the SDKs' way of showing partial tool input, on the same fragments.
+
+Two tool inputs at three sizes (about 10 KB, 100 KB and 1 MB of JSON text),
+each cut into 40-character fragments:
+
+- **file**: ``{"path": "src/app.py", "content": "..."}``, one big string of code
+  lines with quotes, backslashes, tabs and some non-ASCII (a ``write_file`` call);
+- **rows**: ``{"rows": [{"id": ..., "name": ..., ...}, ...]}``, many small values.
+
+Contenders, each reading the partial value after every fragment:
+
+- **sse_engine**: ``PartialJSON().feed(fragment)``, then ``.value``;
+- **SDK re-parse**: what the anthropic SDK does per ``input_json_delta`` (the
+  openai SDK does the same per arguments delta): append the fragment's UTF-8
+  bytes to a buffer, then ``jiter.from_json(buffer, partial_mode=True)``.
+
+Both must end with ``json.loads(text)``. Timing as the other benchmarks
+(:mod:`benchmarks.timing`): one complete run per call, garbage collector off,
+best of N rounds; PartialJSON's rounds go round-robin over all the inputs.
+The re-parse costs time quadratic in the input: when one re-parse run of a
+workload would take longer than the settings' ``exact_budget``, it is
+*estimated*: one parse in k is timed and counted k times (the buffers are
+still built for every fragment), and the table says so.
+
+    python -m benchmarks.bench_partial_json [--quick] [--no-write] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import importlib.metadata
+import io
+import itertools
+import json
+import os
+import pstats
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import jiter
+
+from benchmarks import report
+from benchmarks.timing import gc_frozen, time_once
+from sse_engine.parts import PartialJSON
+
+__all__ = ["FULL", "QUICK", "Workload", "build", "main", "run"]
+
+SECTION = "partial_json"
+TIMES = "\u00d7"  # multiplication sign
+FRAGMENT = 40  # characters per fragment
+LINEAR_LIMIT = 12.0  # 10x the input may cost at most this many times the time
+SPEEDUP_TARGET = 20.0  # at the largest size, against the re-parse
+
+
+@dataclass(frozen=True)
+class Settings:
+    sizes: tuple[int, ...]
+    rounds: int  # for PartialJSON; the re-parse gets fewer rounds on big inputs
+    exact_budget: float  # seconds: a re-parse run longer than this is estimated
+
+
+FULL = Settings(sizes=(10_000, 100_000, 1_000_000), rounds=15, exact_budget=30.0)
+QUICK = Settings(sizes=(2_000, 20_000), rounds=2, exact_budget=2.0)
+
+
+@dataclass
+class Workload:
+    kind: str  # "file" or "rows"
+    text: str
+    fragments: list[str]
+    expected: object
+    ours: float = float("inf")  # best seconds
+    sdk: float = float("inf")
+    sdk_note: str = ""  # "" if measured exactly, else how it was estimated
+    estimate: float = 0.0  # the sampled estimate of the re-parse (checked where exact)
+    rounds: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+
+# -- the inputs ---------------------------------------------------------------------------------
+
+
+def file_input(size: int, seed: int = 1) -> str:
+    rng = random.Random(seed)
+    words = ["value", "count", "name", "path", "résumé", "naïve", "data", "i", "x", "→", "🙂"]
+    lines: list[str] = []
+    length = 40
+    while length < size:
+        indent = "    " * rng.randrange(3)
+        a, b = rng.choice(words), rng.choice(words)
+        line = rng.choice([
+            f'{indent}{a} = "{b}" + \'{a}\'  # {b}',
+            f"{indent}if {a} > {rng.randrange(1000)}:\treturn {b}",
+            f'{indent}print(f"{{{a}}}\\n", end="")',
+            f"{indent}{a}.append({b!r})",
+        ])
+        lines.append(line)
+        length += len(json.dumps(line, ensure_ascii=False)) - 2 + 2
+    return json.dumps({"path": "src/app.py", "content": "\n".join(lines) + "\n"},
+                      ensure_ascii=False)
+
+
+def rows_input(size: int, seed: int = 2) -> str:
+    rng = random.Random(seed)
+    rows: list[dict[str, object]] = []
+    length = 10
+    while length < size:
+        row = {
+            "id": len(rows) + 1,
+            "name": rng.choice(["Ada", "Grace", "Linus", "Zoë", "Ken"]) + str(rng.randrange(99)),
+            "score": round(rng.uniform(-100, 100), 3),
+            "active": rng.random() < 0.5,
+            "tags": rng.sample(["a", "b", "c", "d", "e"], 2),
+            "parent": None,
+        }
+        rows.append(row)
+        length += len(json.dumps(row, ensure_ascii=False)) + 2
+    return json.dumps({"rows": rows}, ensure_ascii=False)
+
+
+def build(settings: Settings) -> list[Workload]:
+    out = []
+    for kind, make in (("file", file_input), ("rows", rows_input)):
+        for size in settings.sizes:
+            text = make(size)
+            fragments = [text[k : k + FRAGMENT] for k in range(0, len(text), FRAGMENT)]
+            out.append(Workload(kind, text, fragments, json.loads(text)))
+    return out
+
+
+# -- the contenders -----------------------------------------------------------------------------
+
+
+def ours(fragments: list[str]) -> object:
+    pj = PartialJSON()
+    value = None
+    for fragment in fragments:
+        pj.feed(fragment)
+        value = pj.value
+    return value
+
+
+def sdk_reparse(fragments: list[str]) -> object:
+    buf = b""
+    value = None
+    for fragment in fragments:
+        buf += bytes(fragment, "utf-8")
+        value = jiter.from_json(buf, partial_mode=True)
+    return value
+
+
+def sdk_reparse_sampled(fragments: list[str], stride: int) -> float:
+    """Seconds of the re-parse, with only one parse in ``stride`` actually run.
+
+    The fragments are taken in blocks of ``stride``; the parse of the buffer in
+    the middle of each block is timed and counted once per fragment of the
+    block. Every buffer is built as the SDK builds it, and that part is timed
+    in full.
+    """
+    weights: dict[int, int] = {}
+    for start in range(0, len(fragments), stride):
+        end = min(start + stride, len(fragments))
+        weights[(start + end - 1) // 2] = end - start
+    buf = b""
+    total = 0.0
+    clock = time.perf_counter
+    for k, fragment in enumerate(fragments):
+        t0 = clock()
+        buf += bytes(fragment, "utf-8")
+        total += clock() - t0
+        weight = weights.get(k)
+        if weight:
+            t0 = clock()
+            jiter.from_json(buf, partial_mode=True)
+            total += (clock() - t0) * weight
+    return total
+
+
+# -- running ------------------------------------------------------------------------------------
+
+
+def run(workloads: list[Workload], settings: Settings,
+        log: Callable[[str], None] = print) -> None:
+    """Time the re-parse workload by workload, then PartialJSON on all of them, interleaved.
+
+    PartialJSON's rounds go round-robin over every workload (it is fast), so that
+    a busy spell on a shared machine hits every size alike: the linearity target
+    compares sizes with one another.
+    """
+    with gc_frozen():
+        for w in workloads:
+            assert ours(w.fragments) == w.expected, f"{w.kind} {w.size}: PartialJSON differs"
+            # One sampled re-parse tells how long an exact one would take.
+            stride = max(1, len(w.fragments) // 400)
+            estimate = w.estimate = sdk_reparse_sampled(w.fragments, stride)
+            w.rounds = {"sse_engine": 0, "sdk": 0}
+            if estimate <= settings.exact_budget:
+                assert sdk_reparse(w.fragments) == w.expected, f"{w.kind}: re-parse differs"
+                for _ in range(max(1, min(settings.rounds, int(settings.exact_budget / estimate)))):
+                    w.sdk = min(w.sdk, time_once(sdk_reparse, w.fragments))
+                    w.rounds["sdk"] += 1
+            else:
+                assert jiter.from_json(w.text.encode()) == w.expected
+                w.sdk = min(estimate, *(sdk_reparse_sampled(w.fragments, stride)
+                                        for _ in range(2)))
+                w.sdk_note = f"1 parse in {stride} timed, counted {stride} times"
+        for _ in range(settings.rounds):
+            for w in workloads:
+                w.ours = min(w.ours, time_once(ours, w.fragments))
+                w.rounds["sse_engine"] += 1
+    for w in workloads:
+        log(f"  {w.kind:<4} {w.size:>9,} B  {len(w.fragments):>6} fragments: "
+            f"sse_engine {_ms(w.ours)}, SDK re-parse {_ms(w.sdk)}"
+            f"{' (est.)' if w.sdk_note else ''}: {_ratio(w.sdk / w.ours)}")
+
+
+def _ratio(r: float) -> str:
+    return f"{r:,.0f}{TIMES}" if r >= 10 else f"{r:.2f}{TIMES}"
+
+
+def _ms(t: float) -> str:
+    return f"{t * 1e3:,.1f} ms" if t < 10 else f"{t:,.1f} s"
+
+
+def _mbps(w: Workload, t: float) -> str:
+    return f"{w.size / t / 1e6:.2f}" if w.size / t < 1e7 else f"{w.size / t / 1e6:.1f}"
+
+
+def table(workloads: list[Workload]) -> str:
+    header = ["Input", "Bytes", "Fragments", "sse_engine", "MB/s", "SDK re-parse", "MB/s",
+              "sse_engine ÷ SDK"]
+    rows = [[
+        w.kind, f"{w.size:,}", f"{len(w.fragments):,}", _ms(w.ours), _mbps(w, w.ours),
+        _ms(w.sdk) + (" (est.)" if w.sdk_note else ""), _mbps(w, w.sdk),
+        f"**{_ratio(w.sdk / w.ours)}**",
+    ] for w in workloads]
+    return report.markdown_table(header, rows, "lrrrrrrr")
+
+
+def targets(workloads: list[Workload]) -> list[tuple[str, bool | None, str]]:
+    out: list[tuple[str, bool | None, str]] = []
+    for kind in ("file", "rows"):
+        ws = [w for w in workloads if w.kind == kind]
+        steps = [(a, b, (b.ours / a.ours) / (b.size / a.size) * 10)
+                 for a, b in itertools.pairwise(ws)]
+        out.append((
+            f"{kind}: linear (10{TIMES} the input costs ≤ {LINEAR_LIMIT:g}{TIMES} the time)",
+            all(g <= LINEAR_LIMIT for _, _, g in steps),
+            "; ".join(f"{_kb(a.size)} → {_kb(b.size)}: {b.ours / a.ours:.1f}{TIMES} the time "
+                      f"for {b.size / a.size:.1f}{TIMES} the bytes (= {g:.1f}{TIMES} per 10{TIMES})"
+                      for a, b, g in steps),
+        ))
+        big = ws[-1]
+        measured = big.size >= 950_000
+        out.append((
+            f"{kind}: ≥ {SPEEDUP_TARGET:g}{TIMES} faster than the SDK re-parse at 1 MB",
+            big.sdk / big.ours >= SPEEDUP_TARGET if measured else None,
+            (f"{_ratio(big.sdk / big.ours)} ({_ms(big.ours)} vs {_ms(big.sdk)}"
+             f"{', re-parse estimated' if big.sdk_note else ''})") if measured
+            else f"not measured (largest input {_kb(big.size)})",
+        ))
+    return out
+
+
+def _kb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 * 0.95 else f"{n / 1e3:.0f} KB"
+
+
+def section(workloads: list[Workload], settings: Settings, load: float | None = None) -> str:
+    lines = ["## Partial JSON (live tool input)", ""]
+    lines += report.machine_lines()
+    lines += [
+        f"- jiter {importlib.metadata.version('jiter')}",
+        "",
+        "A tool call's JSON arguments, cut into 40-character fragments, with the partial"
+        " value read after every fragment (see [Live tool input](live-tool-input.md)):"
+        " **file** is a `write_file` call, `{\"path\": ..., \"content\": ...}` with one big"
+        " string of code lines (quotes, backslashes, tabs, some non-ASCII); **rows** is"
+        " `{\"rows\": [...]}` with many small objects. **sse_engine** is `PartialJSON.feed()`"
+        " then `.value` per fragment; **SDK re-parse** is what the anthropic and openai SDKs"
+        " do per fragment: append its UTF-8 bytes to a buffer and call"
+        " `jiter.from_json(buffer, partial_mode=True)`, which re-reads everything so far.",
+        "",
+        "Method: both must end with `json.loads(text)`; one complete run is timed with"
+        " `time.perf_counter`, garbage collector off, best of"
+        f" {settings.rounds} rounds for sse_engine, taken round-robin over all the inputs"
+        " (a busy spell hits every size alike), and of up to"
+        f" {settings.rounds} for the re-parse (fewer where one run is long). Where one"
+        f" re-parse run would exceed {settings.exact_budget:g} s, its time is *estimated*"
+        " (marked est.): the buffer is built for every fragment, but only the middle parse"
+        " of each block of k fragments is run, timed and counted k times (best of 3)."
+        " MB/s is 10⁶ bytes of JSON text per second.",
+        "",
+    ]
+    cpus = os.cpu_count() or 1
+    if load is not None and load >= 0.5 * cpus:
+        lines += [
+            f"Caveat: the machine was shared while this ran (1-minute load average {load:.2f}"
+            f" at the start, on {cpus} CPU(s)). Best-of-N absorbs most of it for sse_engine;"
+            " the long re-parse runs get one or a few rounds, so their times, and the ratios,"
+            " may be inflated.",
+            "",
+        ]
+    notes = [f"{w.kind} {_kb(w.size)}: {w.sdk_note}" for w in workloads if w.sdk_note]
+    checks = [f"{w.kind} {_kb(w.size)}: {_ms(w.estimate)} estimated, {_ms(w.sdk)} measured"
+              for w in workloads if not w.sdk_note and w.size >= 50_000]
+    lines += [table(workloads), ""]
+    if notes:
+        lines += ["Estimated: " + "; ".join(notes) + ". The estimator against exact runs"
+                  " (its first estimate, before the best-of rounds): " + "; ".join(checks)
+                  + ".", ""]
+    lines += ["### Targets", ""]
+    for name, ok, evidence in targets(workloads):
+        mark = "met" if ok else "not measured" if ok is None else "**missed**"
+        lines.append(f"- {name}: {mark} — {evidence}")
+    return "\n".join(lines) + "\n"
+
+
+def profile(workloads: list[Workload], top: int = 14) -> None:
+    for w in workloads:
+        prof = cProfile.Profile()
+        prof.enable()
+        ours(w.fragments)
+        prof.disable()
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(top)
+        print(f"\n=== {w.kind} {w.size:,} B ===")
+        print("\n".join(buf.getvalue().splitlines()[: top + 12]))
+
+
+def main(write: bool = True, quick: bool = False) -> int:
+    settings = QUICK if quick else FULL
+    print(f"partial JSON benchmark ({'quick' if quick else 'full'})")
+    workloads = build(settings)
+    load = report.load1()
+    t0 = time.perf_counter()
+    run(workloads, settings)
+    print(f"  timed in {time.perf_counter() - t0:.1f} s\n")
+    print(table(workloads))
+    print()
+    for name, ok, evidence in targets(workloads):
+        print(f"  [{'met' if ok else '-' if ok is None else 'MISSED'}] {name}: {evidence}")
+    if write:
+        path = report.update_section(SECTION, section(workloads, settings, load))
+        print(f"\nwrote {path.relative_to(report.REPO_ROOT)}")
+    return 0
+
+
+def _cli(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small inputs, 2 rounds (smoke)")
+    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    ap.add_argument("--profile", action="store_true",
+                    help="cProfile PartialJSON on every input instead of benchmarking")
+    args = ap.parse_args(argv)
+    if args.profile:
+        profile(build(QUICK if args.quick else FULL))
+        return 0
+    return main(write=not args.no_write and not args.quick, quick=args.quick)
+
+
+if __name__ == "__main__":
+    sys.exit(_cli())

@@ -1,0 +1,357 @@
+"""The parts layer: what a PartStream costs on top of its lane, and live tool input end to end.
+
+Two measurements, one section of ``docs/benchmarks.md``:
+
+- **Overhead**: ``PartStream(lane)`` against the bare lane on the same bytes,
+  on every corpus of the three lane benchmarks (``bench_chat``,
+  ``bench_responses``, ``bench_messages``), in the same ragged 40-700 B
+  reads, with stdlib ``json`` and with ``orjson``. Both sides: ``feed()`` per
+  read, then ``close()`` (the lane's final object is not built on either
+  side, so the overhead is measured against the smallest denominator).
+  Target: the parts cost at most 25% on top of the lane.
+- **Live tool input, end to end**: a Messages stream whose ``tool_use``
+  input (a ``write_file`` call, ``{"path": ..., "content": ...}``, about
+  1 MB of JSON) arrives in 40-character ``input_json_delta`` fragments, one
+  read per event. ``PartStream(MessagesLane())`` reading ``ToolCallDelta.input``
+  (the partial input) after every event, against the anthropic SDK's
+  ``MessageStream`` reading ``InputJsonEvent.snapshot`` after every event
+  (the SDK re-parses the whole buffer with ``jiter`` on every fragment). Also
+  shown: the bare lane and a ``PartStream`` whose input nobody reads (the
+  price of the parts layer for a program that never looks). Target: at least
+  20 times the SDK's speed.
+
+    python -m benchmarks.bench_parts [--quick] [--no-write]
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import json
+import os
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import bench_chat, bench_messages, bench_responses, corpora, lanes, report
+from benchmarks.timing import Contender, best_of
+from sse_engine import Lane, MessagesLane
+from sse_engine.parts import Finish, PartStream, ToolCallDelta
+
+__all__ = ["FULL", "QUICK", "build_tool_stream", "main"]
+
+SECTION = "parts"
+TIMES = "\u00d7"
+OVERHEAD_TARGET = 0.25  # the parts may cost this much on top of the lane
+SPEEDUP_TARGET = 20.0  # live tool input end to end, against the SDK
+FRAGMENT = 40  # characters of tool input per input_json_delta
+
+Reads = list[bytes]
+
+
+@dataclass(frozen=True)
+class Settings:
+    n_events: int  # per overhead corpus, about
+    rounds: int
+    repeat: int  # runs of each overhead side per round
+    tool_input: int  # bytes of tool input, end to end
+    e2e_rounds: int  # for sse_engine; the SDK runs once (it is the slow side)
+
+
+FULL = Settings(n_events=2000, rounds=9, repeat=3, tool_input=1_000_000, e2e_rounds=5)
+QUICK = Settings(n_events=400, rounds=2, repeat=1, tool_input=50_000, e2e_rounds=2)
+
+# -- the overhead --------------------------------------------------------------------------
+
+
+def _lane_run(lane_class: Callable[..., Lane[Any]], loads: Callable[[str], Any],
+              reads: Reads) -> Any:
+    lane = lane_class(json_loads=loads)
+    feed = lane.feed
+    for data in reads:
+        feed(data)
+    return lane.close()
+
+
+def _parts_run(lane_class: Callable[..., Lane[Any]], loads: Callable[[str], Any],
+               reads: Reads) -> Any:
+    stream = PartStream(lane_class(json_loads=loads))
+    feed = stream.feed
+    for data in reads:
+        feed(data)
+    return stream.close()
+
+
+def _check(lane_class: Callable[..., Lane[Any]], reads: Reads) -> str | None:
+    """None if the PartStream ends like its lane, with one Finish, last; else why not."""
+    stream = PartStream(lane_class())
+    parts = [p for data in reads for p in stream.feed(data)] + stream.close()
+    lane = lane_class()
+    for data in reads:
+        lane.feed(data)
+    lane.close()
+    finishes = [p for p in parts if isinstance(p, Finish)]
+    if finishes != parts[-1:] or finishes[0].outcome is not lane.outcome:
+        return "the parts do not end with one Finish carrying the lane's verdict"
+    return None
+
+
+def _overhead(settings: Settings, log: Callable[[str], None]) -> tuple[list[list[str]],
+                                                                          list[float], list[str]]:
+    rows: list[list[str]] = []
+    overheads: list[float] = []
+    problems: list[str] = []
+    variants = lanes._json_variants()
+    for module in (bench_chat, bench_responses, bench_messages):
+        bench = module.BENCHMARK
+        for corpus, (build, _) in bench.corpora.items():
+            data = build(settings.n_events)
+            reads = corpora.chunked(data, "ragged")
+            why = _check(bench.lane, reads)
+            if why is not None:
+                problems.append(f"{bench.section} {corpus}: {why}")
+                continue
+            for name, loads in variants.items():
+                contenders: list[Contender[Reads]] = [
+                    ("lane", functools.partial(_lane_run, bench.lane, loads), settings.repeat),
+                    ("parts", functools.partial(_parts_run, bench.lane, loads), settings.repeat),
+                ]
+                best = best_of(contenders, reads, settings.rounds)
+                overhead = best["parts"] / best["lane"] - 1
+                overheads.append(overhead)
+                n_events = data.count(b"\n\n")
+                lane_mb, parts_mb = (len(data) / best[side] / 1e6 for side in ("lane", "parts"))
+                rows.append([bench.lane.__name__, corpus, name, f"{n_events:,}",
+                             f"{lane_mb:.1f}", f"{parts_mb:.1f}", f"{overhead:+.0%}"])
+                log(f"  {bench.lane.__name__:<20} {corpus:<6} {name:<6} lane {lane_mb:5.1f}"
+                    f" MB/s, parts {parts_mb:5.1f} MB/s: {overhead:+.0%}")
+    return rows, overheads, problems
+
+
+# -- live tool input, end to end -------------------------------------------------------------
+
+_CODE = [
+    'def handler(event, context):\n', '    """Handle one event."""\n',
+    '    name = event.get("name", "world")\n', '\treturn f"Hello, {name}!"  # naïve\n',
+    "    path = 'C:\\\\temp\\\\out.txt'\n", "    print('café — 日本語 🙂')\n", "\n",
+]
+
+
+def tool_input(size: int, seed: int = corpora.TEXT_SEED) -> dict[str, Any]:
+    """A ``write_file`` input whose JSON text is about ``size`` bytes."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    length = 0
+    while length < size:  # bytes of UTF-8 JSON text, escapes included
+        line = rng.choice(_CODE)
+        lines.append(line)
+        length += len(json.dumps(line, ensure_ascii=False).encode()) - 2
+    return {"path": "src/app.py", "content": "".join(lines)}
+
+
+def build_tool_stream(size: int) -> tuple[Reads, Any]:
+    """The Messages stream of one ``write_file`` call, one read per event, and its input."""
+    value = tool_input(size)
+    text = json.dumps(value, ensure_ascii=False)
+
+    def frame(payload: dict[str, Any]) -> bytes:
+        data = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        return f"event: {payload['type']}\ndata: {data}\n\n".encode()
+
+    reads = [
+        frame({"type": "message_start", "message": {
+            "id": "msg_01LiveToolInput", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5", "content": [], "stop_reason": None,
+            "stop_sequence": None, "usage": {"input_tokens": 512, "output_tokens": 1}}}),
+        frame({"type": "content_block_start", "index": 0, "content_block": {
+            "type": "tool_use", "id": "toolu_01WriteFile", "name": "write_file", "input": {}}}),
+    ]
+    reads += [
+        frame({"type": "content_block_delta", "index": 0,
+               "delta": {"type": "input_json_delta", "partial_json": text[i : i + FRAGMENT]}})
+        for i in range(0, len(text), FRAGMENT)
+    ]
+    reads += [
+        frame({"type": "content_block_stop", "index": 0}),
+        frame({"type": "message_delta", "delta": {"stop_reason": "tool_use",
+                                                  "stop_sequence": None},
+               "usage": {"output_tokens": len(text) // 4}}),
+        frame({"type": "message_stop"}),
+    ]
+    return reads, value
+
+
+def _ours_reading(reads: Reads) -> Any:
+    stream = PartStream(MessagesLane())
+    feed = stream.feed
+    for data in reads:
+        for part in feed(data):
+            if type(part) is ToolCallDelta:
+                part.input  # noqa: B018 - what a UI does after every event
+    stream.close()
+    return stream.turn.tool_calls[0].input
+
+
+def _ours_not_reading(reads: Reads) -> Any:
+    stream = PartStream(MessagesLane())
+    feed = stream.feed
+    for data in reads:
+        feed(data)
+    stream.close()
+    return stream.turn.tool_calls[0].input
+
+
+def _bare_lane(reads: Reads) -> Any:
+    lane = MessagesLane()
+    feed = lane.feed
+    for data in reads:
+        feed(data)
+    lane.close()
+    return lane.snapshot.content[0].input
+
+
+def _sdk() -> Callable[[Reads], Any]:
+    """``anthropic.Stream`` in ``MessageStream``, reading ``InputJsonEvent.snapshot``."""
+    import anthropic
+    from anthropic.lib.streaming import MessageStream
+    from anthropic.types import RawMessageStreamEvent
+
+    def run(reads: Reads) -> Any:
+        raw = lanes.sdk_stream("anthropic", cast(Any, RawMessageStreamEvent), reads,
+                               "/v1/messages")
+        stream = MessageStream(raw, output_format=anthropic.NOT_GIVEN)
+        for event in stream:
+            if event.type == "input_json":
+                event.snapshot  # noqa: B018 - the partial input, as a UI reads it
+        return stream.get_final_message().content[0].input  # type: ignore[union-attr]
+
+    return run
+
+
+def _end_to_end(settings: Settings, log: Callable[[str], None]) -> tuple[
+        list[list[str]], float | None, list[str]]:
+    reads, value = build_tool_stream(settings.tool_input)
+    size = sum(len(r) for r in reads)
+    ours: list[Contender[Reads]] = [
+        ("MessagesLane alone (no partial input)", _bare_lane, 1),
+        ("PartStream, input never read", _ours_not_reading, 1),
+        ("PartStream, ToolCallDelta.input after every event", _ours_reading, 1),
+    ]
+    problems = [f"{name}: wrong final input" for name, fn, _ in ours if fn(reads) != value]
+    best = best_of(ours, reads, settings.e2e_rounds)
+    try:
+        sdk = _sdk()
+    except ImportError as exc:  # pragma: no cover - the bench extra is not installed
+        log(f"  anthropic is not installed ({exc}): no SDK row")
+        sdk = None
+    sdk_name = "anthropic MessageStream, InputJsonEvent.snapshot after every event"
+    if sdk is not None:
+        if sdk(reads) != value:
+            problems.append("the SDK: wrong final input")
+        else:
+            best.update(best_of([(sdk_name, sdk, 1)], reads, 1))
+    sdk_time = best.get(sdk_name)
+    rows = []
+    for name, seconds in best.items():
+        ratio = "—" if sdk_time is None else f"{sdk_time / seconds:,.0f}{TIMES}"
+        rows.append([name, _duration(seconds), f"{size / seconds / 1e6:.2f}", ratio])
+        log(f"  {name:<70} {_duration(seconds):>9}  {size / seconds / 1e6:7.2f} MB/s")
+    reading = best["PartStream, ToolCallDelta.input after every event"]
+    speedup = None if sdk_time is None else sdk_time / reading
+    text = json.dumps(value, ensure_ascii=False)
+    header = (f"{len(reads):,} events, {size:,} bytes; tool input {len(text.encode()):,} bytes"
+              f" ({len(text):,} characters) of JSON")
+    return [[header], *rows], speedup, problems
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds >= 1 else f"{seconds * 1000:.1f} ms"
+
+
+# -- the section ----------------------------------------------------------------------------
+
+
+def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, bool]:
+    settings = QUICK if quick else FULL
+    load = report.load1()
+    overhead_rows, overheads, problems = _overhead(settings, log)
+    e2e_rows, speedup, e2e_problems = _end_to_end(settings, log)
+    problems += e2e_problems
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load_text = "unknown" if load is None else f"{load:.2f}"
+    worst = max(overheads) if overheads else None
+    lines = [
+        "## Parts: PartStream over each lane, and live tool input",
+        "",
+        f"Measured {now}, sse_engine {report.git_revision()}; 1-minute load average at the"
+        f" start {load_text} on {os.cpu_count() or 1} CPU(s).",
+        "",
+        "### What the parts cost on top of the lane",
+        "",
+        "The corpora of the three lane benchmarks above, in the same ragged 40-700 B reads."
+        " **lane**: `Lane(json_loads=...)`, `feed()` per read, `close()`. **parts**:"
+        " `PartStream(Lane(json_loads=...))`, the same. Neither side builds the final object,"
+        " so the overhead is measured against the bare lane's smallest time. Checked first:"
+        " the parts end with one `Finish` carrying the lane's verdict. Best of"
+        f" {settings.rounds} interleaved rounds ({settings.repeat} run(s) of each side per"
+        " round), garbage collector off during a run.",
+        "",
+        report.markdown_table(
+            ["Lane", "Corpus", "JSON", "Events", "lane MB/s", "parts MB/s", "overhead"],
+            overhead_rows, "lllrrrr"),
+        "",
+        "### Live tool input, end to end",
+        "",
+        "A Messages stream with one `write_file` `tool_use` block whose input"
+        f" (`{{\"path\": ..., \"content\": ...}}`) streams in {FRAGMENT}-character"
+        " `input_json_delta` fragments, one read per event; every side must end with the"
+        " complete input. The SDK re-parses the whole input buffer with `jiter` on every"
+        " fragment (whether or not the snapshot is read); `PartStream` parses each character"
+        " once, and only when the input is read: the difference between its two rows is what"
+        " reading the partial input costs, and what a program that never reads it saves (an"
+        " eager parse would cost every program the larger figure). The last column is the"
+        " SDK's time divided by the row's. Best of"
+        f" {settings.e2e_rounds} rounds for sse_engine, one run of the SDK.",
+        "",
+        f"Input: {e2e_rows[0][0]}.",
+        "",
+        report.markdown_table(["Side", "Time", "MB/s", "vs the SDK"], e2e_rows[1:], "lrrr"),
+        "",
+        "### Targets",
+        "",
+    ]
+    if worst is not None:
+        met = all(o <= OVERHEAD_TARGET for o in overheads)
+        lines.append(f"- parts at most {OVERHEAD_TARGET:.0%} on top of the lane, every lane,"
+                     f" corpus and JSON decoder: {'met' if met else '**missed**'} — worst"
+                     f" {worst:+.0%}")
+    if speedup is not None:
+        lines.append(f"- live tool input at least {SPEEDUP_TARGET:g}{TIMES} the anthropic SDK:"
+                     f" {'met' if speedup >= SPEEDUP_TARGET else '**missed**'} —"
+                     f" {speedup:,.0f}{TIMES}")
+    lines.append("")
+    if problems:
+        lines += ["### Problems (not timed)", "", *(f"- {p}" for p in problems), ""]
+    return "\n".join(lines), not problems
+
+
+def main(write: bool = True, quick: bool = False) -> int:
+    """Run, print the section, write it to docs/benchmarks.md if ``write``; 1 on a problem."""
+    print(f"parts benchmark ({'quick' if quick else 'full'})")
+    text, ok = run(quick)
+    print()
+    print(text)
+    if write:
+        path = report.update_section(SECTION, text)
+        print(f"wrote {path.relative_to(report.REPO_ROOT)}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(lanes.cli(main, __doc__))

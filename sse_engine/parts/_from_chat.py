@@ -1,0 +1,155 @@
+"""Chat Completions events as parts.
+
+Every Chat part carries its choice (``n > 1``). Reasoning arrives as a
+provider extra (``reasoning_content`` from DeepSeek, Kimi and vLLM,
+``reasoning`` from OpenRouter), which the lane reports as a ``ChatDeltaField``;
+a provider that sends both keys for the same text is read from the first
+one only. The legacy ``function_call`` is a tool call like the others, of
+type ``function_call`` and without an id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from sse_engine.chat import (
+    ChatChunk,
+    ChatCompletionsLane,
+    ChatContentDelta,
+    ChatDeltaField,
+    ChatFunctionCallDelta,
+    ChatFunctionCallDone,
+    ChatRefusalDelta,
+    ChatToolCallArgumentsDelta,
+    ChatToolCallDone,
+    ChatToolCallStarted,
+    ChatUsage,
+)
+from sse_engine.parts._parts import FinishReason, Usage
+from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
+from sse_engine.parts._turn import ToolCall
+
+__all__ = ["ChatParts", "chat_usage"]
+
+#: ``finish_reason`` -> the unified reason (anything else is ``other``).
+CHAT_REASONS: Final[dict[str, FinishReason]] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "content_filter": "content_filter",
+}
+#: Delta fields that carry reasoning text, as providers name them.
+REASONING_KEYS: Final = frozenset({"reasoning_content", "reasoning"})
+
+
+def chat_usage(usage: Mapping[str, Any]) -> Usage:
+    """A ``CompletionUsage`` object as :class:`Usage`."""
+    return Usage(
+        input_tokens=count(usage, "prompt_tokens"),
+        output_tokens=count(usage, "completion_tokens"),
+        total_tokens=count(usage, "total_tokens"),
+        cached_input_tokens=count(usage, "prompt_tokens_details", "cached_tokens"),
+        reasoning_tokens=count(usage, "completion_tokens_details", "reasoning_tokens"),
+        raw=usage,
+    )
+
+
+class ChatParts(Translator):
+    """The Chat Completions lane's events as parts."""
+
+    REASONS = CHAT_REASONS
+    lane: ChatCompletionsLane
+
+    def _setup(self) -> None:
+        self.handlers = self.HANDLERS
+        # (choice, tool_index) -> the call and its index in the turn.
+        self._calls: dict[tuple[int, int], tuple[ToolCall, int]] = {}
+        self._legacy: dict[int, tuple[ToolCall, int]] = {}
+        self._reasoning_key: dict[int, str] = {}
+
+    def raw_reasons(self) -> Mapping[int, str | None]:
+        snap = self.lane.snapshot
+        self.builder.identify(snap.id, snap.model)
+        return {index: choice.finish_reason for index, choice in snap.choices.items()}
+
+    def _chunk(self, event: ChatChunk) -> None:
+        snap = self.lane.snapshot
+        self.builder.identify(snap.id, snap.model)
+        if snap.id is not None and snap.model is not None:
+            self.handlers = _AFTER_IDENTITY  # every chunk after this needs no look
+
+    def _content(self, event: ChatContentDelta) -> None:
+        self.builder.text(event.text, event.choice_index)
+
+    def _refusal(self, event: ChatRefusalDelta) -> None:
+        self.builder.refusal(event.text, event.choice_index)
+
+    def _field(self, event: ChatDeltaField) -> None:
+        key = event.key
+        if (
+            key in REASONING_KEYS
+            and type(event.value) is str
+            and self._reasoning_key.setdefault(event.choice_index, key) == key
+        ):
+            self.builder.reasoning(event.value, event.choice_index)
+
+    def _tool_started(self, event: ChatToolCallStarted) -> None:
+        choice = event.choice_index
+        self._calls[choice, event.tool_index] = self.builder.call_start(
+            event.id or "", event.name or "", event.type, choice
+        )
+
+    def _tool_arguments(self, event: ChatToolCallArgumentsDelta) -> None:
+        found = self._calls.get((event.choice_index, event.tool_index))
+        if found is not None:
+            self.builder.call_delta(found[0], event.delta, found[1], event.choice_index)
+
+    def _tool_done(self, event: ChatToolCallDone) -> None:
+        found = self._calls.get((event.choice_index, event.tool_index))
+        if found is None:
+            return
+        call, index = found
+        # A name or id sent after the opening fragment: the part says the final one.
+        call.id = event.id or call.id
+        call.name = event.name or call.name
+        self.builder.call_end(call, index, event.choice_index, event.arguments)
+
+    def _legacy_call(self, choice: int, name: str | None) -> tuple[ToolCall, int]:
+        found = self._legacy.get(choice)
+        if found is None:
+            found = self._legacy[choice] = self.builder.call_start(
+                "", name or "", "function_call", choice
+            )
+        elif name and not found[0].name:
+            found[0].name = name
+        return found
+
+    def _function_delta(self, event: ChatFunctionCallDelta) -> None:
+        call, index = self._legacy_call(event.choice_index, event.name)
+        if event.arguments:
+            self.builder.call_delta(call, event.arguments, index, event.choice_index)
+
+    def _function_done(self, event: ChatFunctionCallDone) -> None:
+        call, index = self._legacy_call(event.choice_index, event.name)
+        self.builder.call_end(call, index, event.choice_index, event.arguments)
+
+    def _usage(self, event: ChatUsage) -> None:
+        self.builder.usage(chat_usage(event.usage))
+
+
+ChatParts.HANDLERS = {
+    **BASE_HANDLERS,
+    ChatChunk: ChatParts._chunk,
+    ChatContentDelta: ChatParts._content,
+    ChatRefusalDelta: ChatParts._refusal,
+    ChatDeltaField: ChatParts._field,
+    ChatToolCallStarted: ChatParts._tool_started,
+    ChatToolCallArgumentsDelta: ChatParts._tool_arguments,
+    ChatToolCallDone: ChatParts._tool_done,
+    ChatFunctionCallDelta: ChatParts._function_delta,
+    ChatFunctionCallDone: ChatParts._function_done,
+    ChatUsage: ChatParts._usage,
+}
+_AFTER_IDENTITY = {k: v for k, v in ChatParts.HANDLERS.items() if k is not ChatChunk}

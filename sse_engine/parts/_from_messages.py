@@ -1,0 +1,158 @@
+"""Anthropic Messages events as parts.
+
+Thinking blocks are reasoning (a redacted thinking block has no text, so no
+part); ``tool_use``, ``server_tool_use`` and ``mcp_tool_use`` blocks are tool
+calls, the last two run by the server. The lane parses a tool block's input
+when the block stops (and warns ``tool_input_invalid`` itself), so its
+``ToolUseStop`` gives the final input. Usage is reported at ``message_start``
+and again, merged, at each ``message_delta``; an input count of 0 at the start
+(non-Claude models behind a gateway, which send the real count at the end) is
+"not known yet", not zero.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from sse_engine.messages import (
+    BlockStart,
+    InputJsonDelta,
+    MessageDelta,
+    MessagesLane,
+    MessageStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseStop,
+)
+from sse_engine.messages._snapshot import TOOL_BLOCK_TYPES
+from sse_engine.parts._parts import FinishReason, Usage
+from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
+from sse_engine.parts._turn import ToolCall
+
+__all__ = ["MessagesParts", "messages_usage"]
+
+#: ``stop_reason`` -> the unified reason (anything else is ``other``).
+MESSAGES_REASONS: Final[dict[str, FinishReason]] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "refusal",
+    "pause_turn": "pause",
+}
+#: Tool blocks the server runs itself (the rest of TOOL_BLOCK_TYPES the client runs).
+SERVER_TOOL_BLOCKS: Final = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def messages_usage(usage: Mapping[str, Any]) -> Usage:
+    """The lane's merged usage as :class:`Usage` (cache reads and writes counted as input)."""
+    fresh = count(usage, "input_tokens")
+    read = count(usage, "cache_read_input_tokens")
+    written = count(usage, "cache_creation_input_tokens")
+    total_input = None if fresh is None else fresh + (read or 0) + (written or 0)
+    if total_input == 0:
+        total_input = None  # no prompt has zero tokens: the count is still to come
+    output = count(usage, "output_tokens")
+    thinking = count(usage, "output_tokens_details", "thinking_tokens")
+    return Usage(
+        input_tokens=total_input,
+        output_tokens=output,
+        total_tokens=None if total_input is None or output is None else total_input + output,
+        cached_input_tokens=read,
+        reasoning_tokens=thinking,
+        raw=usage,
+    )
+
+
+class MessagesParts(Translator):
+    """The Messages lane's events as parts."""
+
+    REASONS = MESSAGES_REASONS
+    lane: MessagesLane
+
+    def _setup(self) -> None:
+        # Block index -> the tool call it is, and its index in the turn.
+        self._calls: dict[int, tuple[ToolCall, int]] = {}
+
+    def raw_reasons(self) -> Mapping[int, str | None]:
+        reason = self.lane.snapshot.stop_reason
+        return {0: reason if type(reason) is str else None}
+
+    def _message_start(self, event: MessageStart) -> None:
+        self.builder.identify(event.id, event.model)
+        # Blocks complete in message_start itself open and close at once. (From
+        # the payload: the snapshot may be further on, when one read held more.)
+        message = event.raw.get("message")
+        content = message.get("content") if type(message) is dict else None
+        for index, block in enumerate(content if type(content) is list else ()):
+            if type(block) is dict and type(kind := block.get("type")) is str:
+                self._open(index, kind, block)
+                found = self._calls.get(index)
+                if found is not None:
+                    value = block.get("input", {})
+                    self.builder.call_end(found[0], found[1], 0, _dumps(value), value)
+        if event.usage:
+            self.builder.usage(messages_usage(event.usage))
+
+    def _block_start(self, event: BlockStart) -> None:
+        self._open(event.index, event.block_type, event.block)
+
+    def _open(self, index: int, kind: str, block: Mapping[str, Any]) -> None:
+        if kind in TOOL_BLOCK_TYPES:
+            self._calls[index] = self.builder.call_start(
+                _str(block.get("id")), _str(block.get("name")), kind,
+                server=kind in SERVER_TOOL_BLOCKS,
+            )
+        elif kind == "text":
+            if text := _str(block.get("text")):
+                self.builder.text(text)
+        elif kind == "thinking" and (thinking := _str(block.get("thinking"))):
+            self.builder.reasoning(thinking, piece=index)
+
+    def _text(self, event: TextDelta) -> None:
+        self.builder.text(event.text)
+
+    def _thinking(self, event: ThinkingDelta) -> None:
+        self.builder.reasoning(event.thinking, piece=event.index)
+
+    def _input(self, event: InputJsonDelta) -> None:
+        found = self._calls.get(event.index)
+        if found is not None and event.partial_json:
+            self.builder.call_delta(found[0], event.partial_json, found[1])
+
+    def _tool_stop(self, event: ToolUseStop) -> None:
+        found = self._calls.get(event.index)
+        if found is None:
+            return
+        call, index = found
+        # The lane parsed the input (and warned if it is not JSON). No fragments:
+        # it came whole with the block (``{}`` for a tool without parameters).
+        arguments = call.arguments or _dumps(event.block.get("input", {}))
+        self.builder.call_end(call, index, 0, arguments, event.input, event.input_error)
+
+    def _delta(self, event: MessageDelta) -> None:
+        if event.usage:
+            self.builder.usage(messages_usage(event.usage))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _str(value: Any) -> str:
+    return value if type(value) is str else ""
+
+
+MessagesParts.HANDLERS = {
+    **BASE_HANDLERS,
+    MessageStart: MessagesParts._message_start,
+    BlockStart: MessagesParts._block_start,
+    TextDelta: MessagesParts._text,
+    ThinkingDelta: MessagesParts._thinking,
+    InputJsonDelta: MessagesParts._input,
+    ToolUseStop: MessagesParts._tool_stop,
+    MessageDelta: MessagesParts._delta,
+}

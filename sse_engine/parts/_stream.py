@@ -1,0 +1,240 @@
+"""PartStream: any lane, read as parts; what a program written once for every provider drives.
+
+A :class:`PartStream` has the lane's own interface (``start``, ``feed``,
+``close``, ``outcome``, ``error``, ``warnings``, ``retry``,
+``last_event_id``, ``resume_plan`` / ``resume``), so whatever drives a lane
+(a transport loop, :func:`~sse_engine.iter_events`, :func:`~sse_engine.aiter_events`)
+drives it, and gets parts instead of the lane's events. Which translator reads
+the lane's events is looked up in one table keyed by lane class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+import attrs
+
+from sse_engine._errors import ProtocolError, UsageError
+from sse_engine._lane import Headers, Lane, LaneEvent, LaneWarning, StreamEnd
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine.chat import ChatCompletionsLane
+from sse_engine.messages import MessagesLane
+from sse_engine.parts._builder import PartBuilder
+from sse_engine.parts._from_chat import ChatParts
+from sse_engine.parts._from_messages import MessagesParts
+from sse_engine.parts._from_responses import ResponsesParts
+from sse_engine.parts._parts import Finish, Part
+from sse_engine.parts._translator import Finished, Translator
+from sse_engine.parts._turn import Turn
+from sse_engine.responses import ResponsesLane
+
+__all__ = ["PartStream"]
+
+#: The translator of each lane class (a subclass of a lane uses its base's).
+TRANSLATORS: Final[dict[type[Lane[Any]], type[Translator]]] = {
+    ChatCompletionsLane: ChatParts,
+    ResponsesLane: ResponsesParts,
+    MessagesLane: MessagesParts,
+}
+
+
+def _translator_class(lane: Lane[Any]) -> type[Translator]:
+    for cls in type(lane).__mro__:
+        found = TRANSLATORS.get(cls)
+        if found is not None:
+            return found
+    raise TypeError(
+        f"PartStream cannot read a {type(lane).__name__}: it knows "
+        + ", ".join(cls.__name__ for cls in TRANSLATORS)
+    )
+
+
+class PartStream:
+    """Any lane, read as parts: one loop for every provider.
+
+    ``lane`` is a fresh :class:`~sse_engine.ChatCompletionsLane`,
+    :class:`~sse_engine.ResponsesLane` or :class:`~sse_engine.MessagesLane`
+    (with its own options: ``json_loads``, ``strict``, ...). :meth:`feed` and
+    :meth:`close` return parts; :attr:`turn` is the assistant turn so far,
+    the same shape for every lane. Every stream ends with exactly one
+    :class:`~sse_engine.parts.Finish` part, the last, carrying the lane's
+    verdict.
+
+    ``partial_strings``: the partial tool input (``ToolCall.input``) also
+    shows the string value still arriving (``jiter``'s ``trailing-strings``),
+    at the cost of that string's length per read; by default a string
+    appears once complete, and a read costs O(1).
+
+    Several Chat choices (``n > 1``): every part carries its ``choice``;
+    :attr:`turn` is choice 0 and :attr:`turns` lists every choice's turn.
+    """
+
+    def __init__(self, lane: Lane[Any], *, partial_strings: bool = False) -> None:
+        kind = _translator_class(lane)
+        self.lane = lane
+        # Warnings found here (invalid tool input) join the lane's own, located like them.
+        self._builder = PartBuilder(lane.json_loads, lane._warn, partial_strings)
+        self._translator = kind(lane, self._builder)
+        self._last: list[Part] = []
+
+    # -- the lane's cycle, as parts ----------------------------------------------------
+
+    def start(self, status: int = 200, headers: Headers | None = None) -> None:
+        """Tell the lane what the HTTP response looked like (see :meth:`Lane.start`)."""
+        self.lane.start(status, headers)
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Part]:
+        """Feed the next bytes of the body; return the parts they complete.
+
+        A :class:`~sse_engine.ProtocolError` from the lane is re-raised with
+        ``events`` holding the *parts* of what was decoded before it, down to
+        the ``Finish`` of the failed stream.
+        """
+        try:
+            events = self.lane.feed(data)
+        except ProtocolError as exc:
+            self._failed(exc)
+            raise
+        return self.translate(events) if events else []
+
+    def close(self) -> list[Part]:
+        """The transport ended: the final parts (the ``Finish``, if not sent yet)."""
+        try:
+            events = self.lane.close()
+        except ProtocolError as exc:
+            self._failed(exc)
+            raise
+        return self.translate(events)
+
+    def _failed(self, exc: ProtocolError) -> None:
+        """The lane could not read the bytes: its events become parts, ending with the Finish."""
+        events = list(exc.events)
+        lane = self.lane
+        if lane.outcome is not None and not any(type(e) is StreamEnd for e in events):
+            events.append(StreamEnd(lane.outcome, lane.error))
+        exc.events = self.translate(events)
+
+    def translate(self, events: Iterable[LaneEvent]) -> list[Part]:
+        """The parts of lane events: what :meth:`feed` does with the events of its lane.
+
+        For a program that drives ``self.lane`` itself because it wants the
+        lane's events too (a logger, the command line): call it with every
+        event the lane returned, in order, and do not also call :meth:`feed`.
+        Parts after the ``Finish`` are never made.
+        """
+        builder = self._builder
+        out: list[Part] = []
+        if builder.finished:
+            return out
+        builder.out = out
+        translator = self._translator
+        handlers = translator.handlers
+        try:
+            for event in events:
+                handler = handlers.get(type(event))
+                if handler is not None:
+                    handler(translator, event)
+        except Finished:
+            pass
+        self._last = out
+        return out
+
+    # -- what the lane knows -------------------------------------------------------------
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The lane's verdict (None while the stream is open)."""
+        return self.lane.outcome
+
+    @property
+    def error(self) -> StreamError | None:
+        """Why the stream failed or was cut (the lane's error)."""
+        return self.lane.error
+
+    @error.setter
+    def error(self, error: StreamError | None) -> None:
+        # iter_events amends a truncation's error with the transport's cause after
+        # close(), then rebuilds the list close() returned: the Finish in that list
+        # and the turns say the amended error too.
+        self.lane.error = error
+        for turn in self._builder.turns.values():
+            if turn.outcome is not None:
+                turn.error = error
+        last = self._last
+        if last and type(last[-1]) is Finish:
+            last[-1] = attrs.evolve(last[-1], error=error)
+
+    @property
+    def warnings(self) -> list[LaneWarning]:
+        """The lane's warnings, and the parts' own (``tool_input_invalid``, ``text_replaced``)."""
+        return self.lane.warnings
+
+    @property
+    def retry(self) -> int | None:
+        """The stream's ``retry:`` time in ms (see :attr:`Lane.retry`)."""
+        return self.lane.retry
+
+    @property
+    def last_event_id(self) -> str:
+        """The SSE last event ID (see :attr:`Lane.last_event_id`)."""
+        return self.lane.last_event_id
+
+    @property
+    def turn(self) -> Turn:
+        """The assistant turn so far (for several Chat choices: choice 0's)."""
+        return self._builder.turns[0]
+
+    @property
+    def turns(self) -> list[Turn]:
+        """Every choice's turn, by choice index (one turn but for Chat ``n > 1``)."""
+        turns = self._builder.turns
+        return [turns[choice] for choice in sorted(turns)]
+
+    # -- resume (Responses) ------------------------------------------------------------------
+
+    def resume_plan(self) -> Any:
+        """How to reconnect the dropped stream (a ``ResumePlan``), or None (see the lane)."""
+        return self.lane.resume_plan()
+
+    def resume(self) -> list[Part]:
+        """Ready the stream for the bytes of the reconnection :meth:`resume_plan` describes.
+
+        Incremental: the turn goes on where it stopped; returns ``[]``. Full
+        replay: returns ``[Restart(...)]`` and the turn starts again: discard
+        what was shown. A ``Finish`` that ``close()`` gave the cut connection
+        is withdrawn (as the lane's ``TRUNCATED`` verdict is): the resumed
+        stream ends with its own.
+        """
+        resume = getattr(self.lane, "resume", None)
+        if resume is None:
+            raise UsageError(f"a {type(self.lane).__name__} stream cannot be resumed")
+        events: list[LaneEvent] = resume()
+        if self._builder.finished:
+            self._builder.reopen()
+        return self.translate(events)
+
+    def load(self, response: dict[str, Any]) -> list[Part]:
+        """End the stream from the final ``response`` object, as ``ResponsesLane.load()`` does.
+
+        For a Responses stream cut past its resume window (see
+        ``ResumePlan.retrieve()``): the parts of what the stream had not shown
+        yet (the rest of a text, the calls it never finished, the usage), then
+        the ``Finish``. A ``Finish`` that ``close()`` gave the cut stream is
+        withdrawn, as the lane withdraws its ``TRUNCATED`` verdict.
+        """
+        load = getattr(self.lane, "load", None)
+        if load is None:
+            raise UsageError(f"a {type(self.lane).__name__} stream cannot load a final object")
+        events: list[LaneEvent] = load(response)
+        builder = self._builder
+        if builder.finished:
+            builder.reopen()
+        out: list[Part] = []
+        builder.out = out
+        self._translator.loaded(response)
+        return out + self.translate(events)
+
+    def __repr__(self) -> str:
+        state = "open" if self.outcome is None else self.outcome.value
+        return f"<PartStream over {type(self.lane).__name__}, {state}>"

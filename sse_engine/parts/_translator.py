@@ -1,0 +1,79 @@
+"""What every lane's translator shares: the handler table, the end, a restart.
+
+A translator turns one lane's events into parts by calling the
+:class:`~sse_engine.parts._builder.PartBuilder`. Each lane has one, in
+``_from_<lane>.py``: a :class:`Translator` subclass with a table from the
+lane's event classes to its handlers (an event class it has no row for makes
+no part) and a table from the lane's own finish reasons to the unified ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from sse_engine._lane import Lane, StreamEnd, StreamRestarted
+from sse_engine.parts._builder import PartBuilder
+from sse_engine.parts._parts import FinishReason
+
+__all__ = ["BASE_HANDLERS", "Finished", "Handler", "Translator", "count"]
+
+Handler = Callable[[Any, Any], None]
+
+
+def count(obj: Mapping[str, Any], key: str, detail: str | None = None) -> int | None:
+    """A token count of a usage object (``obj[key]``, or ``obj[key][detail]``), if an int."""
+    value = obj.get(key)
+    if detail is not None:
+        value = value.get(detail) if type(value) is dict else None
+    return value if type(value) is int else None
+
+
+class Finished(Exception):
+    """Raised by a translator once it made the Finish part: the events after it make none."""
+
+
+class Translator:
+    """Turns one lane's events into parts; one instance per stream (a restart makes a new one).
+
+    Subclasses set ``HANDLERS`` (event class -> handler, with :data:`BASE_HANDLERS`
+    merged in), ``REASONS`` (the lane's finish reason -> the unified one),
+    implement :meth:`raw_reasons` and set up their state in :meth:`_setup`.
+    """
+
+    HANDLERS: ClassVar[dict[type, Handler]]
+    REASONS: ClassVar[Mapping[str, FinishReason]]
+
+    def __init__(self, lane: Lane[Any], builder: PartBuilder) -> None:
+        self.lane = lane
+        self.builder = builder
+        #: The table in use: a translator may switch to a smaller one once a row
+        #: has done its job (the caller reads it once per batch of events).
+        self.handlers = self.HANDLERS
+        self._setup()
+
+    def _setup(self) -> None:
+        """Set up the translator's own state (again after a restart)."""
+
+    def raw_reasons(self) -> Mapping[int, str | None]:
+        """Each choice's own finish reason as the lane has it (None: none was given)."""
+        raise NotImplementedError
+
+    def loaded(self, response: Mapping[str, Any]) -> None:
+        """The lane was completed from its final object (``load()``): make what it adds."""
+
+    def on_end(self, event: StreamEnd) -> None:
+        self.builder.finish(event.outcome, event.error, self.raw_reasons(), self.REASONS)
+        # Stops the caller's loop without a check per event (a try costs nothing in 3.11).
+        raise Finished
+
+    def on_restart(self, event: StreamRestarted) -> None:
+        self.builder.restart(event.reason)
+        self._setup()
+
+
+#: The rows every translator's table has.
+BASE_HANDLERS: dict[type, Handler] = {
+    StreamEnd: Translator.on_end,
+    StreamRestarted: Translator.on_restart,
+}

@@ -1,0 +1,290 @@
+"""The assistant turn the parts add up to: :class:`Turn` and its :class:`ToolCall` objects.
+
+Text grows as a list of pieces joined only when read (``self.text += piece``
+on an attribute would copy the whole text on every delta: quadratic for a
+long answer). A tool call's input is read lazily: its fragments are handed
+to a :class:`~sse_engine.parts.PartialJSON` only when ``input`` is read, so a
+program that never looks at the partial input never pays for it, and one
+that reads it after every fragment pays O(1) amortised per read (each
+character is parsed once either way).
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import TYPE_CHECKING, Any, Final, final
+
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine.parts._json_events import JSONStreamError
+from sse_engine.parts._partial_json import PartialJSON
+
+if TYPE_CHECKING:  # the parts module imports this one: its names are for the checker only
+    from sse_engine.parts._parts import FinishReason, Usage
+
+__all__ = ["UNSET", "ToolCall", "Turn", "joined"]
+
+#: "Not known yet": ``None`` is a valid tool input.
+UNSET: Final[Any] = object()
+
+
+def joined(pieces: list[str]) -> str:
+    """The pieces as one string, collapsed in place so the next read is free."""
+    if len(pieces) > 1:
+        pieces[:] = ["".join(pieces)]
+    return pieces[0] if pieces else ""
+
+
+class _ByValue:
+    """Equality by the value of what ``_key()`` lists; unhashable, as the object changes."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@final
+class ToolCall(_ByValue):
+    """One tool call of a :class:`Turn`, as it streams and once it is complete.
+
+    ``arguments`` is the input text received so far. ``input`` is the value
+    read from it so far: while the call streams, the partial value (as
+    ``jiter``'s ``partial_mode``: open objects and arrays are there from their
+    first character, a string or literal once it is complete; see
+    :class:`~sse_engine.parts.PartialJSON`), updated in place; once ``done``,
+    the final value. A plain-text input (a Responses ``custom_tool_call``) is
+    its text. Input that is not valid JSON leaves ``input`` None once done,
+    with ``input_error`` saying why.
+
+    ``type`` is the lane's own kind of call (``function``, ``function_call``,
+    ``custom_tool_call``, ``mcp_call``, ``kindo_call``, ``tool_use``,
+    ``server_tool_use``, ...). ``server`` is True for calls the server runs
+    itself (hosted MCP and Kindo calls, Anthropic server tools): their result
+    comes from the server, the client has nothing to run.
+    """
+
+    __slots__ = (
+        "_broken",
+        "_fed",
+        "_final",
+        "_partial_strings",
+        "_pieces",
+        "_plain",
+        "_reader",
+        "done",
+        "id",
+        "input_error",
+        "name",
+        "server",
+        "type",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        arguments: str = "",
+        input: Any = None,
+        *,
+        done: bool = False,
+        type: str = "function",
+        server: bool = False,
+        input_error: str | None = None,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.type = type
+        self.server = server
+        self.done = done
+        self.input_error = input_error
+        self._pieces: list[str] = [arguments] if arguments else []
+        self._final: Any = input
+        self._plain = False
+        self._partial_strings = False
+        self._reader: PartialJSON | None = None
+        self._fed = 0
+        self._broken = False
+
+    @classmethod
+    def streaming(
+        cls, id: str, name: str, type: str, *, server: bool, plain: bool, partial_strings: bool
+    ) -> ToolCall:
+        """A call whose input is about to stream (what the parts layer builds)."""
+        call = cls(id, name, type=type, server=server)
+        call._final = UNSET
+        call._plain = plain
+        call._partial_strings = partial_strings
+        return call
+
+    # -- reading -----------------------------------------------------------------------
+
+    @property
+    def arguments(self) -> str:
+        """The input text received so far (complete once ``done``)."""
+        pieces = self._pieces
+        reader = self._reader
+        if len(pieces) > 1 and reader is not None:
+            self._catch_up(reader)  # the reader counts pieces: it reads them before they merge
+            pieces[:] = ["".join(pieces)]
+            self._fed = 1
+        return joined(pieces)
+
+    @property
+    def input(self) -> Any:
+        """The input read so far (the final value once ``done``); see the class docstring."""
+        final = self._final
+        if final is not UNSET:
+            return final
+        if self._plain:
+            return self.arguments
+        reader = self._reader
+        if reader is None:
+            reader = self._reader = PartialJSON(partial_strings=self._partial_strings)
+        if self._fed < len(self._pieces):
+            self._catch_up(reader)
+        return reader.value
+
+    def _catch_up(self, reader: PartialJSON) -> None:
+        """Hand the fragments the reader has not seen to it, in one piece."""
+        pieces = self._pieces
+        fed = self._fed
+        self._fed = len(pieces)
+        if self._broken:
+            return
+        text = pieces[fed] if len(pieces) - fed == 1 else "".join(islice(pieces, fed, None))
+        try:
+            reader.feed(text)
+        except JSONStreamError:
+            # Not JSON after all: the value read so far stays; the end of the call
+            # says why (input_error) and the stream records a warning.
+            self._broken = True
+
+    def final_from_reader(self) -> Any:
+        """The complete value if the partial reader has read all of the input, else UNSET."""
+        reader = self._reader
+        if reader is None or self._broken:
+            return UNSET
+        if self._fed < len(self._pieces):
+            self._catch_up(reader)
+        return reader.value if not self._broken and reader.done else UNSET
+
+    # -- what the parts layer does ---------------------------------------------------
+
+    def finish(self, arguments: str, input: Any, input_error: str | None) -> None:
+        """The input is complete: ``arguments`` is authoritative, ``input`` its value."""
+        pieces = self._pieces
+        if len(pieces) != 1 or pieces[0] != arguments:
+            pieces[:] = [arguments] if arguments else []
+        self._final = input
+        self.input_error = input_error
+        self.done = True
+        self._reader = None  # the partial reader's memory goes with it
+
+    # -- comparing ---------------------------------------------------------------------
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.id, self.name, self.arguments, self.input, self.done, self.type, self.server,
+            self.input_error,
+        )
+
+    def __repr__(self) -> str:
+        state = "done" if self.done else "streaming"
+        return (
+            f"ToolCall(id={self.id!r}, name={self.name!r}, arguments={self.arguments!r}, "
+            f"input={self.input!r}, type={self.type!r}, {state})"
+        )
+
+
+@final
+class Turn(_ByValue):
+    """The assistant turn so far, in the same shape for every lane.
+
+    ``text``, ``reasoning`` and ``refusal`` are the concatenated deltas;
+    ``tool_calls`` the calls in the order they started. ``usage`` is the
+    latest usage reported. ``finish_reason`` (unified), ``raw_finish_reason``
+    (the lane's own), ``outcome`` and ``error`` are None until the
+    :class:`~sse_engine.parts.Finish` part. ``choice`` is the Chat choice
+    index this turn is (0 but for ``n > 1``).
+    """
+
+    __slots__ = (
+        "_reasoning",
+        "_refusal",
+        "_text",
+        "choice",
+        "error",
+        "finish_reason",
+        "id",
+        "model",
+        "outcome",
+        "raw_finish_reason",
+        "tool_calls",
+        "usage",
+    )
+
+    def __init__(
+        self,
+        id: str | None = None,
+        model: str | None = None,
+        text: str = "",
+        reasoning: str = "",
+        refusal: str = "",
+        tool_calls: list[ToolCall] | None = None,
+        usage: Usage | None = None,
+        finish_reason: FinishReason | None = None,
+        outcome: Outcome | None = None,
+        error: StreamError | None = None,
+        *,
+        choice: int = 0,
+        raw_finish_reason: str | None = None,
+    ) -> None:
+        self.id = id
+        self.model = model
+        self._text: list[str] = [text] if text else []
+        self._reasoning: list[str] = [reasoning] if reasoning else []
+        self._refusal: list[str] = [refusal] if refusal else []
+        self.tool_calls: list[ToolCall] = [] if tool_calls is None else tool_calls
+        self.usage = usage
+        self.finish_reason = finish_reason
+        self.raw_finish_reason = raw_finish_reason
+        self.outcome = outcome
+        self.error = error
+        self.choice = choice
+
+    @property
+    def text(self) -> str:
+        """The answer text so far."""
+        return joined(self._text)
+
+    @property
+    def reasoning(self) -> str:
+        """The reasoning so far (pieces separated by a blank line)."""
+        return joined(self._reasoning)
+
+    @property
+    def refusal(self) -> str:
+        """The refusal text so far."""
+        return joined(self._refusal)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.id, self.model, self.text, self.reasoning, self.refusal, self.tool_calls,
+            self.usage, self.finish_reason, self.raw_finish_reason, self.outcome, self.error,
+            self.choice,
+        )
+
+    def __repr__(self) -> str:
+        fields = (
+            "id", "model", "text", "reasoning", "refusal", "tool_calls", "usage",
+            "finish_reason", "raw_finish_reason", "outcome", "error", "choice",
+        )
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in fields)
+        return f"Turn({inner})"

@@ -1,0 +1,467 @@
+"""PartStream has its lane's interface: start, feed, close, the verdict, warnings, resume.
+
+And what each lane's translation must get right beyond the shared examples:
+several Chat choices, the legacy function call, Gemini's whole calls, usage
+shapes, Responses text that arrives only in final items, Messages usage on
+non-Claude models.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from wire_turns import CallSpec, TurnSpec, render
+
+from sse_engine import (
+    ChatCompletionsLane,
+    MessagesLane,
+    Outcome,
+    ProtocolError,
+    ResponsesLane,
+    UsageError,
+    encode_chat_event,
+    encode_messages_event,
+    encode_responses_event,
+)
+from sse_engine.parts import (
+    Finish,
+    Part,
+    PartStream,
+    ReasoningDelta,
+    RefusalDelta,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Turn,
+    Usage,
+    UsageUpdate,
+)
+
+CAPTURES = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
+
+
+def capture(name: str) -> bytes:
+    return (CAPTURES / name).read_bytes()
+
+
+def everything(stream: PartStream, data: bytes) -> list[Part]:
+    return stream.feed(data) + stream.close()
+
+
+def chat(*chunks: dict[str, Any], done: bool = True) -> bytes:
+    base = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    frames = [encode_chat_event({**base, **chunk}) for chunk in chunks]
+    return b"".join(frames) + (b"data: [DONE]\n\n" if done else b"")
+
+
+def choice(index: int = 0, finish: str | None = None, **delta: Any) -> dict[str, Any]:
+    return {"choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
+
+
+# -- the lane's interface ---------------------------------------------------------------------
+
+
+def test_a_part_stream_forwards_the_lanes_state() -> None:
+    lane = ResponsesLane()
+    stream = PartStream(lane)
+    assert stream.lane is lane and stream.outcome is None and stream.error is None
+    body = capture("responses_kindo_agent.sse")  # carries id: lines
+    stream.feed(body)
+    assert stream.last_event_id == lane.last_event_id != ""
+    assert stream.retry == lane.retry
+    assert stream.warnings is lane.warnings
+    assert stream.resume_plan() == lane.resume_plan()
+    stream.close()
+    assert stream.outcome is Outcome.COMPLETED and stream.resume_plan() is None
+    assert repr(stream) == "<PartStream over ResponsesLane, completed>"
+
+
+def test_a_lane_it_cannot_read_is_refused() -> None:
+    class NotALane(ChatCompletionsLane.__mro__[1]):  # type: ignore[misc]  # the Lane base
+        pass
+
+    with pytest.raises(TypeError, match="PartStream cannot read a NotALane"):
+        PartStream(NotALane())
+
+
+def test_a_subclass_of_a_lane_is_read_as_its_lane() -> None:
+    class MyLane(MessagesLane):
+        pass
+
+    stream = PartStream(MyLane())
+    everything(stream, capture("messages_gateway.sse"))
+    assert stream.turn.text == "One, two, three, four, five."
+
+
+def test_an_error_body_before_the_stream_finishes_failed() -> None:
+    stream = PartStream(ChatCompletionsLane())
+    stream.start(429, {"content-type": "application/json"})
+    parts = everything(stream, capture("chat_prestream_429.json"))
+    assert len(parts) == 1 and isinstance(parts[0], Finish)
+    assert parts[0].reason == "error" and parts[0].error is not None
+    assert parts[0].error.status == 429 and parts[0].error.code == "rate_limit_exceeded"
+
+
+def test_bytes_that_cannot_be_read_raise_with_the_parts_decoded_before() -> None:
+    stream = PartStream(ChatCompletionsLane())
+    good = chat(choice(content="Hi"), done=False)
+    with pytest.raises(ProtocolError) as caught:
+        stream.feed(good + b"data: {not json\n\n")
+    parts = caught.value.events
+    assert parts[0] == TextDelta("Hi")
+    assert isinstance(parts[-1], Finish) and parts[-1].reason == "error"
+    assert stream.turn.text == "Hi" and stream.turn.outcome is Outcome.FAILED
+    with pytest.raises(ProtocolError):  # the lane's sticky failed state
+        stream.feed(b"data: {}\n\n")
+
+
+def test_feed_after_close_is_a_usage_error() -> None:
+    stream = PartStream(MessagesLane())
+    stream.close()
+    with pytest.raises(UsageError):
+        stream.feed(b"")
+
+
+def test_translate_reads_events_the_caller_took_from_the_lane() -> None:
+    lane = ResponsesLane()
+    stream = PartStream(lane)
+    events = lane.feed(capture("responses_basic.sse")) + lane.close()
+    parts = stream.translate(events)
+    fresh = PartStream(ResponsesLane())
+    assert parts == everything(fresh, capture("responses_basic.sse"))
+    assert stream.turn == fresh.turn
+    assert stream.translate(events) == []  # after the Finish, nothing
+
+
+# -- several choices ----------------------------------------------------------------------------
+
+
+def test_several_chat_choices_have_a_turn_each_and_parts_carry_the_choice() -> None:
+    stream = PartStream(ChatCompletionsLane())
+    parts = everything(stream, capture("chat_n2_length.sse"))
+    assert {p.choice for p in parts if isinstance(p, TextDelta)} == {0, 1}
+    first, second = stream.turns
+    assert stream.turn is first and (first.choice, second.choice) == (0, 1)
+    assert (first.finish_reason, second.finish_reason) == ("stop", "length")
+    assert second.raw_finish_reason == "length"
+    assert first.outcome is second.outcome is Outcome.INCOMPLETE
+    assert first.text == "Roses are red." and second.text.startswith("Violets")
+    assert first.usage == second.usage is not None  # usage is the whole response's
+    assert first.id == second.id == stream.lane.snapshot.id  # type: ignore[attr-defined]
+    finish = parts[-1]
+    assert isinstance(finish, Finish) and (finish.reason, finish.raw_reason) == ("stop", "stop")
+
+
+def test_tool_calls_are_numbered_per_choice() -> None:
+    def call(index: int, tool: int, name: str) -> dict[str, Any]:
+        return choice(index, tool_calls=[{"index": tool, "id": f"{name}{index}", "type": "function",
+                                          "function": {"name": name, "arguments": "{}"}}])
+
+    stream = PartStream(ChatCompletionsLane())
+    parts = everything(stream, chat(call(0, 0, "a"), call(1, 0, "b"), call(1, 1, "c"),
+                                    choice(0, "tool_calls"), choice(1, "tool_calls")))
+    starts = [(p.choice, p.index, p.name) for p in parts if isinstance(p, ToolCallStart)]
+    assert starts == [(0, 0, "a"), (1, 0, "b"), (1, 1, "c")]
+    assert [c.name for c in stream.turns[1].tool_calls] == ["b", "c"]
+
+
+# -- lane specifics -------------------------------------------------------------------------------
+
+
+def test_chat_reasoning_is_read_from_the_first_reasoning_key_a_provider_sends() -> None:
+    stream = PartStream(ChatCompletionsLane())
+    everything(stream, chat(choice(reasoning_content="Hm", reasoning="Hm"),
+                            choice(reasoning="!", reasoning_content="."), choice(content="A"),
+                            choice(finish="stop")))
+    assert (stream.turn.reasoning, stream.turn.text) == ("Hm.", "A")
+
+
+def test_the_legacy_function_call_is_a_tool_call() -> None:
+    stream = PartStream(ChatCompletionsLane())
+    parts = everything(stream, chat(
+        choice(function_call={"name": "lookup", "arguments": ""}),
+        choice(function_call={"arguments": '{"q": '}), choice(function_call={"arguments": '"x"}'}),
+        choice(finish="function_call")))
+    (call,) = stream.turn.tool_calls
+    assert (call.name, call.id, call.type, call.arguments, call.input) == (
+        "lookup", "", "function_call", '{"q": "x"}', {"q": "x"})
+    assert [type(p) for p in parts] == [
+        ToolCallStart, ToolCallDelta, ToolCallDelta, ToolCallEnd, Finish]
+    assert isinstance(parts[-1], Finish) and parts[-1].reason == "tool_calls"
+
+
+def test_a_name_sent_after_the_opening_fragment_is_in_the_end_part() -> None:
+    stream = PartStream(ChatCompletionsLane())
+    parts = everything(stream, chat(
+        choice(tool_calls=[{"index": 0, "id": "x", "function": {"arguments": "{"}}]),
+        choice(tool_calls=[{"index": 0, "function": {"name": "late", "arguments": "}"}}]),
+        choice(finish="tool_calls")))
+    start, end = parts[0], parts[-2]
+    assert isinstance(start, ToolCallStart) and start.name == ""
+    assert isinstance(end, ToolCallEnd) and end.name == "late" and end.input == {}
+    assert stream.turn.tool_calls[0].name == "late"
+
+
+def test_gemini_whole_tool_calls_start_stream_and_end() -> None:
+    stream = PartStream(ChatCompletionsLane())
+    parts = everything(stream, capture("chat_gemini_tools.sse"))
+    calls = [p for p in parts if isinstance(p, ToolCallEnd)]
+    assert [(c.name, c.input) for c in calls] == [
+        ("get_weather", {"location": "Paris"}), ("get_weather", {"location": "Tokyo"})]
+    assert stream.turn.usage == Usage(61, 38, 180, None, 81)
+
+
+def test_chat_usage_with_cached_and_reasoning_tokens() -> None:
+    usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120,
+             "prompt_tokens_details": {"cached_tokens": 64},
+             "completion_tokens_details": {"reasoning_tokens": 12}}
+    stream = PartStream(ChatCompletionsLane())
+    parts = everything(stream, chat(choice(content="a", finish="stop"),
+                                    {"choices": [], "usage": usage}))
+    (update,) = [p for p in parts if isinstance(p, UsageUpdate)]
+    assert update.usage == Usage(100, 20, 120, 64, 12)
+    assert update.usage.raw == usage
+
+
+def test_messages_usage_counts_cache_reads_and_writes_as_input() -> None:
+    stream = PartStream(MessagesLane())
+    parts = everything(stream, capture("messages_basic.sse"))
+    usages = [p.usage for p in parts if isinstance(p, UsageUpdate)]
+    start = json.loads(capture("messages_basic.sse").split(b"data: ", 2)[1].split(b"\n")[0])
+    raw = start["message"]["usage"]
+    fresh = raw["input_tokens"] + raw.get("cache_read_input_tokens", 0) \
+        + raw.get("cache_creation_input_tokens", 0)
+    assert usages[0].input_tokens == fresh
+    assert usages[-1] == stream.turn.usage
+    assert stream.turn.usage is not None and stream.turn.usage.total_tokens == (
+        stream.turn.usage.input_tokens + stream.turn.usage.output_tokens)  # type: ignore[operator]
+
+
+def test_messages_zero_input_at_the_start_is_not_known_yet() -> None:
+    """A gateway's non-Claude model says input_tokens 0 at message_start, the real count later."""
+    stream = PartStream(MessagesLane())
+    parts = everything(stream, capture("messages_gateway.sse"))
+    first, last = [p.usage for p in parts if isinstance(p, UsageUpdate)]
+    assert (first.input_tokens, first.output_tokens, first.total_tokens) == (None, 0, None)
+    assert (last.input_tokens, last.output_tokens, last.total_tokens) == (14, 11, 25)
+
+
+def test_messages_server_tools_are_server_calls_and_need_nothing_from_the_client() -> None:
+    stream = PartStream(MessagesLane())
+    parts = everything(stream, capture("messages_web_search.sse"))
+    calls = stream.turn.tool_calls
+    assert calls and all(c.server and c.type == "server_tool_use" and c.done for c in calls)
+    assert isinstance(parts[-1], Finish) and parts[-1].reason == "stop"
+
+
+def test_messages_thinking_blocks_are_reasoning_separated_by_a_blank_line() -> None:
+    frames = [{"type": "message_start", "message": {"id": "m", "model": "c", "content": [],
+                                                    "usage": {"input_tokens": 5}}}]
+    for index, thought in enumerate(["First.", "Second."]):
+        frames += [
+            {"type": "content_block_start", "index": index,
+             "content_block": {"type": "thinking", "thinking": ""}},
+            {"type": "content_block_delta", "index": index,
+             "delta": {"type": "thinking_delta", "thinking": thought}},
+            {"type": "content_block_stop", "index": index},
+        ]
+    frames += [{"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 3}}, {"type": "message_stop"}]
+    stream = PartStream(MessagesLane())
+    parts = everything(stream, b"".join(encode_messages_event(f) for f in frames))
+    assert [p.text for p in parts if isinstance(p, ReasoningDelta)] == ["First.", "\n\n", "Second."]
+    assert stream.turn.reasoning == "First.\n\nSecond."
+
+
+def test_messages_blocks_complete_in_message_start_are_parts_too() -> None:
+    block_call = {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}
+    frames = [{"type": "message_start", "message": {
+        "id": "m", "model": "c", "usage": {"input_tokens": 5},
+        "content": [{"type": "text", "text": "Pre"}, block_call]}},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+         "usage": {"output_tokens": 3}}, {"type": "message_stop"}]
+    stream = PartStream(MessagesLane())
+    parts = everything(stream, b"".join(encode_messages_event(f) for f in frames))
+    assert parts[0] == TextDelta("Pre")
+    end = next(p for p in parts if isinstance(p, ToolCallEnd))
+    assert (end.id, end.arguments, end.input) == ("t1", '{"a":1}', {"a": 1})
+
+
+def test_a_messages_tool_without_parameters_has_empty_object_input() -> None:
+    spec = TurnSpec(calls=(CallSpec("t", "now", ()),), ending="tool_calls")
+    for lane in (MessagesLane(), ChatCompletionsLane(), ResponsesLane()):
+        stream = PartStream(lane)
+        parts = everything(stream, render(
+            {MessagesLane: "messages", ChatCompletionsLane: "chat",
+             ResponsesLane: "responses"}[type(lane)], spec))
+        end = next(p for p in parts if isinstance(p, ToolCallEnd))
+        assert end.input == {} and end.input_error is None, type(lane).__name__
+
+
+def test_responses_custom_tool_input_is_plain_text() -> None:
+    stream = PartStream(ResponsesLane())
+    parts = everything(stream, capture("responses_kindo_agent.sse"))
+    custom = next(c for c in stream.turn.tool_calls if c.type == "custom_tool_call")
+    assert custom.input == custom.arguments == "Incident 2731 mitigated; p99 back to 412 ms."
+    assert not custom.server and custom.id == "call_ctc_01"
+    servers = {c.type for c in stream.turn.tool_calls if c.server}
+    assert servers == {"mcp_call", "kindo_call"}
+    kindo = next(c for c in stream.turn.tool_calls if c.type == "kindo_call")
+    assert kindo.input == {"incident_id": 2731, "fields": ["status", "owner"]}
+    assert not any(isinstance(p, ToolCallEnd) and p.input_error for p in parts)
+
+
+def _responses_events(body: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line[6:]) for line in body.splitlines() if line.startswith(b"data: ")]
+
+
+def _responses_body(payloads: list[dict[str, Any]]) -> bytes:
+    return b"".join(encode_responses_event(p) for p in payloads)
+
+
+def test_responses_reasoning_delivered_as_one_final_item_is_streamed_then() -> None:
+    """MindsHub sends reasoning as a finished item, without deltas."""
+    payloads = [p for p in _responses_events(capture("responses_reasoning.sse"))
+                if "reasoning_summary" not in p["type"]]
+    for number, payload in enumerate(payloads):
+        payload["sequence_number"] = number
+    stream = PartStream(ResponsesLane())
+    everything(stream, _responses_body(payloads))
+    full = PartStream(ResponsesLane())
+    everything(full, capture("responses_reasoning.sse"))
+    assert stream.turn.reasoning == full.turn.reasoning != ""
+    assert stream.turn == full.turn
+
+
+def test_responses_final_items_only_assemble_the_same_turn() -> None:
+    """What a resume past its window, or a gateway that does not stream, sends."""
+    payloads = [p for p in _responses_events(capture("responses_basic.sse"))
+                if p["type"] in ("response.created", "response.output_item.done",
+                                 "response.completed")]
+    for number, payload in enumerate(payloads):
+        payload["sequence_number"] = number
+    finals = PartStream(ResponsesLane())
+    everything(finals, _responses_body(payloads))
+    only_terminal = PartStream(ResponsesLane())
+    everything(only_terminal, _responses_body([payloads[0], payloads[-1]]))
+    streamed = PartStream(ResponsesLane())
+    everything(streamed, capture("responses_basic.sse"))
+    assert finals.turn == streamed.turn == only_terminal.turn
+
+
+def test_a_responses_final_text_that_contradicts_the_deltas_is_kept_out_with_a_warning() -> None:
+    where = {"item_id": "m", "output_index": 0, "content_index": 0}
+    payloads = [
+        {"type": "response.created", "response": {"id": "r", "model": "x"}},
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"id": "m", "type": "message", "content": []}},
+        {"type": "response.output_text.delta", **where, "delta": "Hello"},
+        {"type": "response.output_text.done", **where, "text": "Goodbye"},
+        {"type": "response.completed", "response": {"id": "r", "status": "completed"}},
+    ]
+    for number, payload in enumerate(payloads):
+        payload["sequence_number"] = number
+    stream = PartStream(ResponsesLane())
+    everything(stream, _responses_body(payloads))
+    assert stream.turn.text == "Hello"
+    assert "text_replaced" in [w.code for w in stream.warnings]
+
+
+# -- tool input that is not JSON ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("lane", ["chat", "responses", "messages"])
+def test_invalid_tool_input_keeps_its_text_and_warns_without_failing(lane: str) -> None:
+    spec = TurnSpec(text=("ok",), calls=(CallSpec("c1", "f", ('{"a": ', "nope}")),),
+                    ending="tool_calls")
+    stream = PartStream({"chat": ChatCompletionsLane, "responses": ResponsesLane,
+                         "messages": MessagesLane}[lane]())
+    parts = everything(stream, render(lane, spec))
+    end = next(p for p in parts if isinstance(p, ToolCallEnd))
+    assert end.arguments == '{"a": nope}' and end.input is None
+    assert end.input_error is not None and "not valid JSON" in end.input_error
+    call = stream.turn.tool_calls[0]
+    assert call.done and call.input is None and call.input_error == end.input_error
+    assert [w.code for w in stream.warnings] == ["tool_input_invalid"]
+    assert stream.outcome is Outcome.COMPLETED and isinstance(parts[-1], Finish)
+    assert parts[-1].reason == "tool_calls"
+
+
+def test_a_final_arguments_text_that_adds_to_the_fragments_is_streamed() -> None:
+    stream = PartStream(ResponsesLane())
+    payloads = [
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"id": "fc", "type": "function_call", "call_id": "c", "name": "f",
+                  "arguments": ""}},
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": '{"a"'},
+        {"type": "response.output_item.done", "output_index": 0,
+         "item": {"id": "fc", "type": "function_call", "call_id": "c", "name": "f",
+                  "arguments": '{"a": 2}'}},
+        {"type": "response.completed", "response": {"status": "completed"}},
+    ]
+    for number, payload in enumerate(payloads):
+        payload["sequence_number"] = number
+    parts = everything(stream, _responses_body(payloads))
+    deltas = [p.text for p in parts if isinstance(p, ToolCallDelta)]
+    assert deltas == ['{"a"', ": 2}"]
+    assert stream.turn.tool_calls[0].input == {"a": 2}
+
+
+# -- Turn and ToolCall ------------------------------------------------------------------------
+
+
+def test_turn_and_tool_call_compare_by_value() -> None:
+    call = ToolCall("c", "f", '{"a":1}', {"a": 1}, done=True)
+    assert call == ToolCall("c", "f", '{"a":1}', {"a": 1}, done=True)
+    assert call != ToolCall("c", "f", '{"a":1}', {"a": 2}, done=True)
+    assert "ToolCall(id='c'" in repr(call)
+    turn = Turn("r", "m", "Hello", tool_calls=[call])
+    assert turn == Turn("r", "m", "Hello", tool_calls=[ToolCall("c", "f", '{"a":1}', {"a": 1},
+                                                                done=True)])
+    assert turn != Turn("r", "m", "Hello!")
+    assert "text='Hello'" in repr(turn)
+    assert turn.__eq__(object()) is NotImplemented
+
+
+def test_parts_made_on_the_hot_path_are_the_frozen_parts_their_constructor_makes() -> None:
+    import attrs
+
+    from sse_engine.parts._builder import make_call_delta, make_reasoning, make_refusal, make_text
+
+    call = ToolCall("c", "f")
+    made = [make_text("a", 1), make_reasoning("b", 0), make_refusal("c", 2),
+            make_call_delta("id", "{", 3, 0, call)]
+    built = [TextDelta("a", 1), ReasoningDelta("b", 0), RefusalDelta("c", 2),
+             ToolCallDelta("id", "{", 3, 0, call=call)]
+    assert made == built and [repr(p) for p in made] == [repr(p) for p in built]
+    assert [hash(p) for p in made] == [hash(p) for p in built]
+    assert made[3].call is call
+    for part in made:
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            part.text = "x"  # type: ignore[misc]
+
+
+def test_a_responses_call_the_response_did_not_finish_gets_no_end() -> None:
+    """response.failed lists what was produced before the failure, marked incomplete."""
+    item = {"id": "fc", "type": "function_call", "call_id": "c", "name": "f", "arguments": ""}
+    payloads = [
+        {"type": "response.created", "response": {"id": "r", "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": '{"a'},
+        {"type": "response.failed", "response": {
+            "id": "r", "status": "failed", "error": {"code": "server_error", "message": "x"},
+            "output": [{**item, "arguments": '{"a": 1', "status": "incomplete"}]}},
+    ]
+    for number, payload in enumerate(payloads):
+        payload["sequence_number"] = number
+    stream = PartStream(ResponsesLane())
+    parts = everything(stream, _responses_body(payloads))
+    assert [type(p) for p in parts] == [ToolCallStart, ToolCallDelta, ToolCallDelta, Finish]
+    call = stream.turn.tool_calls[0]
+    assert not call.done and call.arguments == '{"a": 1' and call.input == {"a": 1}
+    assert isinstance(parts[-1], Finish) and parts[-1].reason == "error"

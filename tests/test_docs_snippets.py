@@ -1,0 +1,299 @@
+"""Every ```python block in README.md and docs/*.md type-checks and runs, as a user would run it.
+
+A reader copies a block into a file and runs it, so each block is:
+
+- type-checked with ``mypy --strict`` (one run over all blocks, each in its own
+  file), with the scripts of ``docs/examples/`` that the transports page quotes;
+- run as a script in a subprocess (``python block.py``, with a timeout), with
+  ``SSE_ENGINE_BASE_URL`` pointing at the loopback test server (tests/server.py),
+  which every example that makes a request reads, defaulting to the public API.
+
+A block that streams from the server is run again with the connection cut
+mid-stream, with a pre-stream HTTP 429 error and, where the lane has one, with
+a refusal. It must never end in a traceback; a block that prints the verdict
+(its last line names an outcome) must name the right one each time, print the
+answer, and never print a refusal as answer text.
+
+Two markers, an HTML comment on the line before the fence, make exceptions:
+
+- ``<!-- excerpt: FILE -->``: the block is lines of ``docs/examples/FILE``; the
+  whole file is type-checked here, and run by tests/transport/test_transport_examples.py;
+- ``<!-- fragment: WHY -->``: not runnable on its own (say why); type-checked only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from server import StreamServer, capture_bytes
+
+from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
+from sse_engine._lane import Lane
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "docs" / "examples"
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+RUN_TIMEOUT = 60
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)(?P<info>.*)$")
+_MARKER = re.compile(r"^\s*<!--\s*(?P<kind>excerpt|fragment):\s*(?P<arg>.*?)\s*-->\s*$")
+#: How a block prints the verdict: ``Outcome.TRUNCATED`` (the enum) or ``outcome: truncated``.
+_OUTCOME = re.compile(r"\b(?:Outcome\.|outcome: ?)(completed|incomplete|failed|truncated)\b", re.I)
+_LANE_OF_PATH = {
+    "/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/messages": "messages",
+}
+
+
+@attrs.frozen
+class Block:
+    """One fenced python block: where it is, its code (dedented), its marker."""
+
+    page: str
+    line: int
+    code: str
+    kind: str | None = None  # "excerpt", "fragment" or None (runnable)
+    argument: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}"
+
+    @property
+    def module(self) -> str:
+        return "block_" + re.sub(r"\W", "_", self.id.removesuffix(".md").lower())
+
+
+def read_blocks(path: Path) -> Iterator[Block]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    page = path.relative_to(ROOT).as_posix()
+    i = 0
+    while i < len(lines):
+        fence = _FENCE.match(lines[i])
+        if fence is None or not fence["lang"]:
+            i += 1
+            continue
+        indent, start = fence["indent"], i
+        i += 1
+        while i < len(lines) and lines[i].strip() != "```":
+            i += 1
+        if fence["lang"] == "python":
+            before = next((s for s in reversed(lines[:start]) if s.strip()), "")
+            marker = _MARKER.match(before)
+            code = textwrap.dedent("\n".join(lines[start + 1 : i])) + "\n"
+            assert all(s.startswith(indent) or not s.strip() for s in lines[start + 1 : i])
+            yield Block(
+                page, start + 1, code,
+                marker["kind"] if marker else None, marker["arg"] if marker else "",
+            )
+        i += 1
+
+
+BLOCKS = [block for page in PAGES for block in read_blocks(page)]
+RUNNABLE = [block for block in BLOCKS if block.kind is None]
+
+
+def test_blocks_are_found_and_python_fences_say_python() -> None:
+    assert len(RUNNABLE) >= 10
+    assert {b.page for b in RUNNABLE} >= {"README.md", "docs/index.md"}
+    for page in PAGES:
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            fence = _FENCE.match(line)
+            lang = fence["lang"] if fence else ""
+            # Any other spelling of python would escape this test.
+            assert lang in ("", "python") or not lang.startswith("py"), f"{page.name}:{n}"
+
+
+def test_every_marker_is_honest() -> None:
+    for block in BLOCKS:
+        if block.kind == "excerpt":
+            assert (EXAMPLES / block.argument).is_file(), block.id
+        elif block.kind == "fragment":
+            assert len(block.argument) > 10, f"{block.id}: say why it cannot run"
+
+
+# -- one mypy --strict run over every block ----------------------------------------------------
+
+
+#: Where the blocks are written and mypy keeps its cache between runs (git ignores
+#: .mypy_cache). The files stay at the same paths from run to run: mypy's cache is
+#: keyed by module name, and would replay the errors of a same-named file elsewhere.
+WORK = ROOT / ".mypy_cache" / "doc_blocks"
+
+
+@pytest.fixture(scope="module")
+def block_files() -> dict[str, Path]:
+    """Each block (but the excerpts) in its own file, by block id."""
+    folder = WORK / "blocks"
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.py"):
+        old.unlink()
+    files = {}
+    for block in BLOCKS:
+        if block.kind != "excerpt":
+            path = folder / f"{block.module}.py"
+            path.write_text(block.code, encoding="utf-8")
+            files[block.id] = path
+    return files
+
+
+def _unit_of(block: Block) -> str:
+    return f"docs/examples/{block.argument}" if block.kind == "excerpt" else block.id
+
+
+CHECKED = sorted({_unit_of(b) for b in BLOCKS} | {
+    f"docs/examples/{p.name}" for p in EXAMPLES.glob("*.py")
+})
+
+
+def _syntax_error(path: Path) -> str | None:
+    try:
+        compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    except SyntaxError as exc:
+        return f"{exc.lineno}: {exc.msg}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
+    """mypy --strict's errors, by block id (or example script)."""
+    cache = WORK / "cache"
+    # A syntax error would stop mypy's whole run: report it for its block alone.
+    syntax = {unit: _syntax_error(path) for unit, path in block_files.items()}
+    paths = {str(path): unit for unit, path in block_files.items() if syntax[unit] is None}
+    paths |= {str(EXAMPLES / p.name): f"docs/examples/{p.name}" for p in EXAMPLES.glob("*.py")}
+    # MYPYPATH: this checkout's sse_engine, whatever else is installed.
+    env = {**os.environ, "MYPYPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "--show-error-codes",
+         "--no-error-summary", "--cache-dir", str(cache), *paths],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    errors = {unit: [f"syntax error, line {bad}"] for unit, bad in syntax.items() if bad}
+    errors |= {unit: [] for unit in paths.values()}
+    for line in done.stdout.splitlines():
+        path, _, rest = line.partition(":")
+        unit = paths.get(path) or paths.get(str((ROOT / path).resolve()))
+        assert unit is not None, line
+        if ": error:" in line:
+            errors[unit].append(rest)
+    return errors
+
+
+@pytest.mark.parametrize("unit", CHECKED)
+def test_block_type_checks(unit: str, mypy_errors: dict[str, list[str]]) -> None:
+    errors = mypy_errors[unit]
+    assert not errors, f"mypy --strict on {unit}:\n" + "\n".join(errors)
+
+
+# -- each runnable block runs ---------------------------------------------------------------------
+
+
+@attrs.frozen
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    lanes: frozenset[str]
+    resumed: bool
+
+    @property
+    def last_line(self) -> str:
+        lines = [line for line in self.stdout.splitlines() if line.strip()]
+        return lines[-1] if lines else ""
+
+    @property
+    def verdict(self) -> str | None:
+        found = _OUTCOME.search(self.last_line)
+        return found[1].lower() if found else None
+
+    def assert_clean(self, what: str) -> None:
+        assert "Traceback" not in self.stderr, f"{what}:\n{self.stderr}"
+        assert self.returncode == 0, f"{what}: exit status {self.returncode}\n{self.stderr}"
+
+
+def run_block(path: Path, server: StreamServer, **faults: str) -> Run:
+    server.reset()
+    server.defaults.update(faults)
+    python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {
+        **os.environ,
+        "PYTHONPATH": python_path,  # this checkout's sse_engine, whatever else is installed
+        "SSE_ENGINE_BASE_URL": f"{server.url}/v1",
+        "OPENAI_API_KEY": "sk-test",
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "OPENAI_BASE_URL": f"{server.url}/v1",  # for blocks that show the official SDKs
+        "ANTHROPIC_BASE_URL": server.url,
+    }
+    done = subprocess.run(
+        [sys.executable, str(path)], cwd=path.parent, env=env, capture_output=True, text=True,
+        timeout=RUN_TIMEOUT, check=False,
+    )
+    lanes = frozenset(_LANE_OF_PATH[s.path] for s in server.seen if s.path in _LANE_OF_PATH)
+    resumed = any(s.method == "GET" for s in server.seen)
+    return Run(done.returncode, done.stdout, done.stderr, lanes, resumed)
+
+
+LANES: dict[str, type[Lane[Any]]] = {
+    "chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane,
+}
+
+
+def assembled(capture: str) -> dict[str, str]:
+    """The answer text and the refusal text a lane assembles from a bundled capture."""
+    lane_name = capture.split("_")[0]
+    lane = LANES[lane_name]()
+    lane.feed(capture_bytes(capture))
+    lane.close()
+    snapshot: Any = lane.snapshot
+    if lane_name == "chat":
+        message = snapshot.to_api()["choices"][0]["message"]
+        return {"text": message.get("content") or "", "refusal": message.get("refusal") or ""}
+    if lane_name == "responses":
+        refusal = "".join(item.refusal or "" for item in snapshot.items)
+        return {"text": snapshot.output_text, "refusal": refusal}
+    return {"text": snapshot.text, "refusal": ""}
+
+
+@pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.id)
+def test_block_runs(
+    block: Block, block_files: dict[str, Path], stream_server: StreamServer
+) -> None:
+    path = block_files[block.id]
+    normal = run_block(path, stream_server)
+    normal.assert_clean("as written")
+    if not normal.lanes:
+        return
+    (lane,) = normal.lanes
+    prints_verdict = normal.verdict is not None
+    if prints_verdict:
+        assert normal.verdict == "completed", normal.stdout
+        assert assembled(f"{lane}_basic")["text"] in normal.stdout
+
+    cut = run_block(path, stream_server, cut="5:10")
+    cut.assert_clean("with the connection cut mid-stream")
+    if prints_verdict:
+        assert cut.verdict == ("completed" if cut.resumed else "truncated"), cut.stdout
+
+    refused = run_block(path, stream_server, status="429")
+    refused.assert_clean("with an HTTP 429 before the stream")
+    if prints_verdict:
+        assert refused.verdict == "failed", refused.stdout
+
+    if (ROOT / "sse_engine" / "captures" / f"{lane}_refusal.sse").exists():
+        refusal = run_block(path, stream_server, capture=f"{lane}_refusal")
+        refusal.assert_clean("with a refusal")
+        text = assembled(f"{lane}_refusal")["refusal"]
+        assert text
+        assert text not in refusal.stdout, "a refusal printed as answer text"
+        if prints_verdict:
+            assert refusal.verdict is not None
