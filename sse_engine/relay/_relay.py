@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal, final
 
+import attrs
+
 from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._lane import Headers, Lane, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
@@ -167,7 +169,9 @@ class Relay:
         before = self.stream.turns
         parts = self.stream.resume()
         if parts and type(parts[0]) is Restart:
-            self._skip = _Replayed(before)
+            if self._skip is None:
+                self._skip = _Replayed()
+            self._skip.restart(before)
         return self._write(parts)
 
     # -- what the source knows -----------------------------------------------------------
@@ -222,52 +226,63 @@ _TEXTS: Final = {TextDelta: "text", ReasoningDelta: "reasoning", RefusalDelta: "
 class _Replayed:
     """What a replay from the start brings back and the client already has.
 
-    Built from the turns as they stood before the replay: that much of each
-    choice's text, reasoning and refusal, of each tool call's input, and the
-    tool calls that started or ended, is dropped as the replay repeats it.
+    ``_sent`` is how much of each choice's text, reasoning and refusal, and of
+    each tool call's input, the client has (with whether the call ended);
+    ``_again`` how much of it the replay has brought back so far. A part is
+    dropped, or cut, where it repeats what the client has. A second replay
+    before the first caught up keeps the larger of the two.
     """
 
-    def __init__(self, turns: list[Turn]) -> None:
-        self._text: dict[tuple[str, int], int] = {}
-        self._calls: dict[tuple[int, int], list[Any]] = {}
+    def __init__(self) -> None:
+        self._sent: dict[tuple[str, int, int], int] = {}
+        self._again: dict[tuple[str, int, int], int] = {}
+        self._ended: set[tuple[int, int]] = set()
+
+    def restart(self, turns: list[Turn]) -> None:
+        """The stream replays from the start; ``turns``: what it had sent before."""
+        sent = self._sent
         for turn in turns:
             choice = turn.choice
-            self._text[("text", choice)] = len(turn.text)
-            self._text[("reasoning", choice)] = len(turn.reasoning)
-            self._text[("refusal", choice)] = len(turn.refusal)
+            lengths = {
+                ("text", choice, -1): len(turn.text),
+                ("reasoning", choice, -1): len(turn.reasoning),
+                ("refusal", choice, -1): len(turn.refusal),
+            }
             for index, call in enumerate(turn.tool_calls):
-                self._calls[(choice, index)] = [len(call.arguments), call.done]
+                lengths[("call", choice, index)] = len(call.arguments)
+                if call.done:
+                    self._ended.add((choice, index))
+            for key, length in lengths.items():
+                sent[key] = max(sent.get(key, -1), length)
+        self._again = {}
 
     def filter(self, parts: list[Part]) -> list[Part]:
+        """``parts`` less what the client already has."""
         out: list[Part] = []
         for part in parts:
-            kind = type(part)
-            if kind in _TEXTS:
-                part = self._cut(part, (_TEXTS[kind], part.choice))  # type: ignore[union-attr]
-            elif kind is ToolCallStart or kind is ToolCallEnd or kind is ToolCallDelta:
-                part = self._call(part)  # type: ignore[arg-type]
-            if part is not None:
+            if isinstance(part, TextDelta | ReasoningDelta | RefusalDelta):
+                text = self._new((_TEXTS[type(part)], part.choice, -1), part.text)
+                if text is not None:
+                    out.append(part if text is part.text else attrs.evolve(part, text=text))
+            elif isinstance(part, ToolCallDelta):
+                text = self._new(("call", part.choice, part.index), part.text)
+                if text is not None:
+                    out.append(part if text is part.text else attrs.evolve(part, text=text))
+            elif isinstance(part, ToolCallStart):
+                if ("call", part.choice, part.index) not in self._sent:
+                    out.append(part)
+            elif isinstance(part, ToolCallEnd):
+                if (part.choice, part.index) not in self._ended:
+                    out.append(part)
+            else:
                 out.append(part)
         return out
 
-    def _cut(self, part: Any, key: tuple[str, int]) -> Any:
-        seen = self._text.get(key, 0)
-        if not seen:
-            return part
-        text = part.text
-        self._text[key] = max(seen - len(text), 0)
-        return None if seen >= len(text) else type(part)(text[seen:], part.choice)
-
-    def _call(self, part: ToolCallStart | ToolCallDelta | ToolCallEnd) -> Any:
-        state = self._calls.get((part.choice, part.index))
-        if state is None:
-            return part
-        if type(part) is ToolCallStart:
-            return None
-        if type(part) is ToolCallEnd:
-            return None if state[1] else part
-        seen, text = state[0], part.text
-        state[0] = max(seen - len(text), 0)
-        if seen >= len(text):
-            return None
-        return ToolCallDelta(part.id, text[seen:], part.index, part.choice, call=part.call)
+    def _new(self, key: tuple[str, int, int], text: str) -> str | None:
+        """What of ``text`` the client does not have yet (None: nothing)."""
+        at = self._again.get(key, 0)
+        self._again[key] = at + len(text)
+        sent = self._sent.get(key, -1)
+        if at >= sent:
+            return text
+        return text[sent - at :] if at + len(text) > sent else None
