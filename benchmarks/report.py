@@ -34,7 +34,7 @@ BENCHMARKS_MD = REPO_ROOT / "docs" / "benchmarks.md"
 
 #: Where each section goes in ``docs/benchmarks.md``, top to bottom.
 SECTION_ORDER = (
-    "intro", "parser", "peer_correctness", "chat", "responses", "messages", "parts",
+    "intro", "parser", "peer_correctness", "chat", "responses", "messages", "parts", "relay",
     "partial_json", "memory",
 )
 

@@ -41,6 +41,7 @@ MODULES: list[str] = [
     "benchmarks.bench_responses",
     "benchmarks.bench_messages",
     "benchmarks.bench_parts",
+    "benchmarks.bench_relay",
     "benchmarks.bench_memory",
     "benchmarks.bench_partial_json",
 ]

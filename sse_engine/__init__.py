@@ -10,7 +10,9 @@ and :mod:`sse_engine.messages`. Above the lanes, :class:`PartStream` reads any
 of them in one vocabulary of parts (:mod:`sse_engine.parts`, with
 :class:`PartialJSON` for tool input as it streams); the part
 :class:`TextDelta` exported here is that vocabulary's, not the Messages lane
-event of the same name (``sse_engine.messages.TextDelta``).
+event of the same name (``sse_engine.messages.TextDelta``). :class:`Relay`
+(:mod:`sse_engine.relay`) writes those parts back as any lane's wire bytes:
+one API served as another, for gateways.
 """
 
 from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
@@ -60,6 +62,7 @@ from sse_engine.parts import (
     Usage,
     UsageUpdate,
 )
+from sse_engine.relay import Relay
 from sse_engine.responses import (
     ResponsesLane,
     ResponseSnapshot,
@@ -103,6 +106,7 @@ __all__ = [
     "ReasoningDelta",
     "Reconnecting",
     "RefusalDelta",
+    "Relay",
     "ResponseSnapshot",
     "ResponsesLane",
     "Restart",

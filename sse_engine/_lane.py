@@ -93,6 +93,8 @@ class Lane(LaneReports, Generic[S]):
         self._event_index = -1
         self._bytes_before = 0
         self._parser: SSEParser[ServerSentEvent] = SSEParser(max_event_size)
+        #: Comment lines (keepalives) read so far; None unless count_comments() was called.
+        self.comments_read: int | None = None
         #: A subclass sets this while it still wants events after its verdict
         #: (a Responses ``error`` event is followed by ``response.failed``): the
         #: bytes keep being parsed and ``_on_event`` still sees each event, with
@@ -162,6 +164,17 @@ class Lane(LaneReports, Generic[S]):
         the header is absent.
         """
         return dropped_params(self._headers) if self._headers is not None else []
+
+    def count_comments(self) -> None:
+        """Count the comment lines (keepalives) the stream carries in ``comments_read``.
+
+        Off unless asked, so a lane that does not forward them pays nothing; a
+        relay turns it on. Call it before the first ``feed()``.
+        """
+        if self._parser.bytes_fed:
+            raise UsageError("count_comments() must come before any feed()")
+        self.comments_read = 0
+        self._parser = SSEParser(self.max_event_size, comments=True)  # type: ignore[assignment]
 
     # -- the public cycle ----------------------------------------------------
 
@@ -337,6 +350,8 @@ class Lane(LaneReports, Generic[S]):
         if self._state is _FAILED:
             self._raise_not_open()
         self._parser = SSEParser(self.max_event_size)
+        if self.comments_read is not None:
+            self._parser = SSEParser(self.max_event_size, comments=True)  # type: ignore[assignment]
         self._state = _STREAM
         self.outcome = None
         self.error = None
@@ -347,20 +362,30 @@ class Lane(LaneReports, Generic[S]):
     # -- internals -------------------------------------------------------------
 
     def _interpret(self, sses: list[ServerSentEvent]) -> list[LaneEvent]:
-        out: list[LaneEvent] = []
         parser = self._parser
+        marks: list[tuple[int, int, int]] = []
         if parser._bad_utf8 is not None:  # the parser's marks of invalid UTF-8 (rare)
             marks = parser.invalid_utf8
             parser._bad_utf8 = None
-            if marks:
-                # Each mark goes before the event it precedes, split or not.
-                done = 0
-                for position, offset, count in marks:
-                    self._interpret_into(sses[done:position], out)
-                    done = max(done, position)
-                    self._invalid_utf8(offset, count)
-                self._interpret_into(sses[done:], out)
-                return out
+        if self.comments_read is not None:
+            kept = [sse for sse in sses if type(sse) is ServerSentEvent]
+            self.comments_read += len(sses) - len(kept)
+            if marks:  # a mark's position counts the comments before it: count events only
+                marks = [
+                    (sum(type(item) is ServerSentEvent for item in sses[:position]), at, count)
+                    for position, at, count in marks
+                ]
+            sses = kept
+        out: list[LaneEvent] = []
+        if marks:
+            # Each mark goes before the event it precedes, split or not.
+            done = 0
+            for position, offset, count in marks:
+                self._interpret_into(sses[done:position], out)
+                done = max(done, position)
+                self._invalid_utf8(offset, count)
+            self._interpret_into(sses[done:], out)
+            return out
         self._interpret_into(sses, out)
         return out
 

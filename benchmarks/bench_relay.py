@@ -1,0 +1,178 @@
+"""The Relay: what serving one lane's stream as another's costs, next to reading it alone.
+
+For each source lane, its shared corpus (``corpora.chat_completions``,
+``corpora.responses``, ``corpora.messages``: ~2,000 events of text deltas
+between the lane's opening and closing events) is cut into the same ragged
+40-700 B reads and run through:
+
+- the source lane alone: ``feed()`` per read, ``close()``;
+- a :class:`~sse_engine.relay.Relay` to each of the three targets:
+  ``feed()`` per read, ``close()``, the returned bytes joined (the lane, the
+  parts layer and the target's emitter).
+
+Before timing, each relayed stream is read back by the target's own lane
+(through a ``PartStream``), which must end with the source's outcome and the
+same text. Timing as the other benchmarks (:mod:`benchmarks.timing`): one
+complete run per call, garbage collector off, best of N interleaved rounds.
+Target: relaying costs at most 2x the source lane alone.
+
+    python -m benchmarks.bench_relay [--quick] [--no-write]
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import corpora, lanes, report
+from benchmarks.timing import Contender, best_of
+from sse_engine import ChatCompletionsLane, Lane, MessagesLane, ResponsesLane
+from sse_engine.parts import PartStream
+from sse_engine.relay import Relay, Target
+
+__all__ = ["SOURCES", "TARGET", "main"]
+
+#: Relaying may cost at most this many times the source lane alone.
+TARGET = 2.0
+TARGETS: tuple[Target, ...] = ("chat", "responses", "messages")
+#: Source name -> (its lane, its corpus).
+SOURCES: dict[str, tuple[type[Lane[Any]], Callable[[int], bytes]]] = {
+    "chat": (ChatCompletionsLane, corpora.chat_completions),
+    "responses": (ResponsesLane, corpora.responses),
+    "messages": (MessagesLane, corpora.messages),
+}
+_TARGET_LANES: dict[str, type[Lane[Any]]] = {name: lane for name, (lane, _) in SOURCES.items()}
+Reads = list[bytes]
+
+
+def lane_alone(lane: type[Lane[Any]]) -> Callable[[Reads], Any]:
+    def run(reads: Reads) -> Any:
+        source = lane()
+        feed = source.feed
+        for read in reads:
+            feed(read)
+        return source.close()
+
+    return run
+
+
+def relayed(lane: type[Lane[Any]], target: Target) -> Callable[[Reads], bytes]:
+    def run(reads: Reads) -> bytes:
+        relay = Relay(lane(), to=target, created=1754000000)
+        feed = relay.feed
+        out = [feed(read) for read in reads]
+        out.append(relay.close())
+        return b"".join(out)
+
+    return run
+
+
+def check(lane: type[Lane[Any]], target: Target, reads: Reads) -> str | None:
+    """None if the target's lane reads the relayed bytes as the source said, else why not."""
+    source = PartStream(lane())
+    for read in reads:
+        source.feed(read)
+    source.close()
+    back = PartStream(_TARGET_LANES[target]())
+    back.feed(relayed(lane, target)(reads))
+    back.close()
+    if back.outcome is not source.outcome:
+        return f"outcome {back.outcome} instead of {source.outcome}"
+    if back.turn.text != source.turn.text:
+        return "the text differs"
+    return None
+
+
+def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, bool]:
+    """Check, then time, every pairing; the markdown section and whether all were met."""
+    settings = lanes.QUICK if quick else lanes.FULL
+    load = report.load1()
+    rows: list[list[str]] = []
+    costs: list[tuple[str, float]] = []
+    problems: list[str] = []
+    for name, (lane, build) in SOURCES.items():
+        data = build(settings.n_events)
+        reads = corpora.chunked(data, "ragged")
+        n_events = data.count(b"\n\n")
+        contenders: list[Contender[Reads]] = [(f"{name} lane alone", lane_alone(lane), 3)]
+        for target in TARGETS:
+            why = check(lane, target, reads)
+            if why is not None:
+                problems.append(f"{name} to {target}: {why}")
+                log(f"  {name} to {target}: MISMATCH, not timed: {why}")
+                continue
+            contenders.append((f"{name} to {target}", relayed(lane, target), 3))
+        best = best_of(contenders, reads, settings.rounds)
+        alone = best[f"{name} lane alone"]
+        for side, seconds in best.items():
+            cost = seconds / alone
+            if side != f"{name} lane alone":
+                costs.append((side, cost))
+            rows.append(
+                [
+                    name,
+                    side.removeprefix(f"{name} "),
+                    f"{len(data) / seconds / 1e6:.1f}",
+                    f"{n_events / seconds:,.0f}",
+                    f"{cost:.2f}{lanes.TIMES}",
+                ]
+            )
+            log(f"  {side:<22} {len(data) / seconds / 1e6:6.1f} MB/s  {cost:5.2f}x the lane")
+    met = not problems and all(cost <= TARGET for _, cost in costs)
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load_text = "unknown" if load is None else f"{load:.2f}"
+    lines = [
+        "## Relay: one lane served as another",
+        "",
+        f"Measured {now}, sse_engine {report.git_revision()}; 1-minute load average at the"
+        f" start {load_text} on {os.cpu_count() or 1} CPU(s).",
+        "",
+        "Each source lane's shared corpus (~2,000 events, mostly text deltas) in the same"
+        " ragged 40-700 B reads: the source lane alone (`feed()` per read, `close()`), and a"
+        " `Relay(lane, to=...)` to each target (`feed()` per read, `close()`, the bytes"
+        " joined: the lane, the parts layer and the target's emitter). Checked before timing:"
+        " the target's own lane reads the relayed bytes back with the source's outcome and"
+        " text. Timing: one complete run, garbage collector off during it, best of"
+        f" {settings.rounds} rounds of 3 runs, contenders interleaved round by round. MB/s"
+        " is 10⁶ bytes of *input* per second; the last column is the time over the lane's"
+        " alone.",
+        "",
+        report.markdown_table(
+            ["Source", "Run", "MB/s", "Events/s", "vs the lane alone"], rows, "llrrr"
+        ),
+        "",
+        "### Target",
+        "",
+        f"- relaying costs at most {TARGET:g}{lanes.TIMES} the source lane alone, every"
+        " pairing: "
+        + ("met" if met else "**missed**")
+        + " — "
+        + ", ".join(f"{side} {cost:.2f}{lanes.TIMES}" for side, cost in costs),
+        "",
+    ]
+    if problems:
+        lines += ["### Mismatches (not timed)", "", *(f"- {p}" for p in problems), ""]
+    return "\n".join(lines), met
+
+
+def main(write: bool = True, quick: bool = False) -> int:
+    """Run, print the section, write it to docs/benchmarks.md if ``write``; 1 if missed."""
+    print(f"relay benchmark ({'quick' if quick else 'full'})")
+    text, ok = run(quick)
+    print()
+    print(text)
+    if write:
+        path = report.update_section("relay", text)
+        print(f"wrote {path.relative_to(report.REPO_ROOT)}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(lanes.cli(main, __doc__))

@@ -1,0 +1,158 @@
+"""One block at a time: the order every target writes content in.
+
+Responses output items and Messages content blocks are sequential: block N
+closes before block N+1 opens. Chat tool calls are too, in practice: the
+openai SDK (and the Chat lane) take a new tool-call index to mean the previous
+call is done. Parts need not be sequential (Chat streams several tool calls
+at once, interleaved by index), so blocks are kept in a queue, one per
+choice: the head is open on the wire and its deltas are written as they come;
+a block behind it collects its deltas until it reaches the head. A text,
+reasoning or refusal block ends when another block follows it; a tool call
+ends at its ``ToolCallEnd``. A target writes the frames of one block at a
+time through three hooks and never sees the queue.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Protocol
+
+import attrs
+
+__all__ = ["Block", "BlockWriter", "Blocks"]
+
+
+@attrs.define
+class Block:
+    """One content block (or output item, or Chat tool call) of the relayed turn.
+
+    ``kind`` is ``text``, ``reasoning``, ``refusal`` or ``tool``; a tool block
+    has the call's ``id`` and ``name`` and, once ended, all its ``arguments``
+    (``plain``: the input is text, not JSON). ``index``, ``content_index``,
+    ``item_id`` and ``template`` are the target's to set when it opens the block.
+    """
+
+    kind: str
+    choice: int = 0
+    id: str = ""
+    name: str = ""
+    plain: bool = False
+    #: Deltas written to the wire, and deltas waiting for the block to reach the head.
+    sent: list[str] = attrs.Factory(list)
+    pending: list[str] = attrs.Factory(list)
+    opened: bool = False
+    ended: bool = False
+    arguments: str | None = None
+    index: int = -1
+    content_index: int = 0
+    item_id: str = ""
+    #: The frame of one delta, with holes (see ``_template.py``), once the target made it.
+    template: str = ""
+
+    @property
+    def text(self) -> str:
+        """Everything written for this block so far."""
+        return "".join(self.sent)
+
+    @property
+    def final(self) -> str:
+        """The block's whole text: a tool call's complete arguments once it ended."""
+        return self.arguments if self.arguments is not None else self.text
+
+
+class BlockWriter(Protocol):
+    """What a target implements to write blocks."""
+
+    def open_block(self, block: Block, out: list[bytes]) -> None:
+        """Write the frames that open ``block`` (it is now the head)."""
+
+    def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
+        """Write one delta of the open ``block``."""
+
+    def close_block(self, block: Block, out: list[bytes]) -> None:
+        """Write the frames that close ``block``."""
+
+
+class Blocks:
+    """The blocks of one choice, written to the wire one at a time."""
+
+    def __init__(self, writer: BlockWriter, choice: int) -> None:
+        self._writer = writer
+        self._choice = choice
+        #: The head is open on the wire; the blocks behind it wait their turn.
+        self.queue: deque[Block] = deque()
+        self._tools: dict[int, Block] = {}
+        #: The text block that more text of its kind goes straight into (open, alone,
+        #: not ended), or None: what the emitter's fast path for text deltas checks.
+        self.live: Block | None = None
+
+    def text(self, kind: str, text: str, out: list[bytes]) -> None:
+        """Text of ``kind`` grew: it continues the last block, or starts one."""
+        queue = self.queue
+        block = queue[-1] if queue else None
+        if block is None or block.kind != kind or block.ended:
+            block = self._add(Block(kind, self._choice), out)
+        self._deliver(block, text, out)
+
+    def tool_start(self, index: int, id: str, name: str, plain: bool, out: list[bytes]) -> None:
+        """Tool call ``index`` opened."""
+        block = Block("tool", self._choice, id=id, name=name, plain=plain)
+        self._tools[index] = self._add(block, out)
+
+    def tool_delta(self, index: int, text: str, out: list[bytes]) -> None:
+        """Tool call ``index``'s input grew."""
+        self._deliver(self._tools[index], text, out)
+
+    def tool_end(self, index: int, arguments: str, out: list[bytes]) -> None:
+        """Tool call ``index`` is complete."""
+        block = self._tools[index]
+        block.arguments = arguments
+        block.ended = True
+        self._advance(out)
+
+    def flush(self, clean: bool, out: list[bytes]) -> None:
+        """Write every block that can be written at the end of the stream.
+
+        A clean ending closes them all. A bad one closes text blocks but never
+        a tool call the source did not finish: a client may run a tool call as
+        soon as it closes, and this one's input is cut short.
+        """
+        for block in self.queue:
+            if clean or block.kind != "tool":
+                block.ended = True
+        self._advance(out)
+
+    def _add(self, block: Block, out: list[bytes]) -> Block:
+        queue = self.queue
+        if queue and queue[-1].kind != "tool":
+            queue[-1].ended = True
+        queue.append(block)
+        self._advance(out)
+        return block
+
+    def _deliver(self, block: Block, text: str, out: list[bytes]) -> None:
+        if block.opened:
+            block.sent.append(text)
+            self._writer.block_delta(block, text, out)
+        else:
+            block.pending.append(text)
+
+    def _advance(self, out: list[bytes]) -> None:
+        """Close the ended blocks at the head; open the next and write what it collected."""
+        queue = self.queue
+        writer = self._writer
+        while queue:
+            head = queue[0]
+            if not head.opened:
+                head.opened = True
+                writer.open_block(head, out)
+                for text in head.pending:
+                    head.sent.append(text)
+                    writer.block_delta(head, text, out)
+                head.pending.clear()
+            if not head.ended:
+                break
+            writer.close_block(head, out)
+            queue.popleft()
+        live = queue[0] if len(queue) == 1 else None
+        self.live = live if live is not None and live.kind != "tool" and not live.ended else None

@@ -1,0 +1,299 @@
+"""What every target's emitter shares: parts in, one wire format's bytes out.
+
+An emitter is told the parts of one assistant turn, in order, and writes the
+frames the target API would send for them. This room holds what does not
+depend on the target: which parts the target has a place for (other choices
+of a Chat ``n > 1`` request and tool calls the upstream ran itself are not
+relayed), the target's id and model, the usage seen so far, the routing of
+content into one block queue per choice (``_blocks.py``), the keepalive line
+and the HTTP answer to a failure. A target's module (``_to_chat.py``,
+``_to_responses.py``, ``_to_messages.py``) writes the frames; it knows
+nothing about the source lane.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Final, Protocol
+
+from sse_engine._encoder import encode_comment
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine.parts import (
+    Finish,
+    Part,
+    ReasoningDelta,
+    RefusalDelta,
+    Restart,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Turn,
+    Usage,
+    UsageUpdate,
+)
+from sse_engine.relay._blocks import Block, Blocks
+
+__all__ = [
+    "KEEPALIVE",
+    "PLAIN_TEXT_TOOL_TYPES",
+    "Emitter",
+    "ErrorResponse",
+    "Source",
+    "error_headers",
+    "error_status",
+    "failure_of",
+    "target_id",
+]
+
+#: A keepalive with no blank line after it. A comment followed by a blank line
+#: right after an ``id:`` line makes the openai SDK's decoder dispatch an empty
+#: event and fail on its JSON; a lone comment line is skipped by every client
+#: and still resets their read timeouts.
+KEEPALIVE: Final = encode_comment("keepalive")[:-1]
+
+#: Tool calls whose input is plain text rather than JSON (Responses freeform tools).
+PLAIN_TEXT_TOOL_TYPES: Final = frozenset({"custom_tool_call", "custom"})
+
+#: A pre-stream failure as the target API answers it: status, headers, JSON body.
+ErrorResponse = tuple[int, list[tuple[str, str]], bytes]
+
+
+class Source(Protocol):
+    """What an emitter reads besides the parts: the source's turns (a ``PartStream``)."""
+
+    @property
+    def turn(self) -> Turn:
+        """The first choice's turn: the response's id and model."""
+
+    @property
+    def turns(self) -> list[Turn]:
+        """Every choice's turn (each with its own finish reason)."""
+
+
+def error_status(error: StreamError) -> int:
+    """The HTTP status to answer a pre-stream failure with (502 when upstream gave none)."""
+    status = error.status
+    return status if status is not None and 400 <= status <= 599 else 502
+
+
+def error_headers(error: StreamError, request_id_header: str) -> list[tuple[str, str]]:
+    """JSON content type, and the upstream's ``retry-after`` and request id when known."""
+    headers = [("content-type", "application/json")]
+    if error.retry_after is not None:
+        headers.append(("retry-after", str(max(0, math.ceil(error.retry_after)))))
+    if error.request_id is not None:
+        headers.append((request_id_header, error.request_id))
+    return headers
+
+
+def failure_of(finish: Finish) -> StreamError | None:
+    """The error a bad ending (FAILED, TRUNCATED) reports; None for a clean one."""
+    if finish.outcome is not Outcome.FAILED and finish.outcome is not Outcome.TRUNCATED:
+        return None
+    if finish.error is not None:
+        return finish.error
+    return StreamError(message="the upstream stream ended before its end", code="stream_truncated")
+
+
+def target_id(prefix: str, given: str | None, source: str | None) -> str:
+    """The relayed object's id: the one given, else the source's under the target's prefix."""
+    if given is not None:
+        return given
+    if source is None:
+        return f"{prefix}relay"
+    return source if source.startswith(prefix) else prefix + source
+
+
+class Emitter:
+    """Base of the per-target emitters: routes parts to the target's hooks.
+
+    ``model``, ``id`` and ``created`` are the relayed object's; a None model
+    or id is taken from the source turn when the first frame is written.
+    Content goes to one :class:`Blocks` queue per relayed choice, which calls
+    the target's block hooks one block at a time.
+    """
+
+    #: The prefix of the target API's object ids (``chatcmpl-``, ``resp_``, ``msg_``).
+    id_prefix: ClassVar[str] = ""
+    #: Whether the target carries several choices (only Chat Completions does).
+    many_choices: ClassVar[bool] = False
+    #: Whether a stream that fails before any content still opens (Responses:
+    #: ``response.created`` then ``response.failed``), or is just the error.
+    opens_on_failure: ClassVar[bool] = True
+
+    def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
+        self._given_model = model
+        self._given_id = id
+        self.created = created
+        self.model = model or ""
+        self.id = id or ""
+        self.opened = False
+        #: The end of the stream was written (a clean ending or an error).
+        self.finished = False
+        self.usage: Usage | None = None
+        #: The blocks of each relayed choice, in the order the choices started.
+        self.choices: dict[int, Blocks] = {}
+        #: The tool calls relayed (not hosted, of a relayed choice), by (choice, index).
+        self._tools: set[tuple[int, int]] = set()
+        #: How many tool calls each choice relayed.
+        self.tool_calls: dict[int, int] = {}
+        self.source: Source = _NO_SOURCE
+
+    # -- what a target provides --------------------------------------------------
+
+    def open(self, out: list[bytes]) -> None:
+        """Write what precedes the first content (``response.created``, ``message_start``)."""
+
+    def open_block(self, block: Block, out: list[bytes]) -> None:
+        """Write the frames that open ``block`` (it is now its choice's head)."""
+        raise NotImplementedError
+
+    def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
+        """Write one delta of the open ``block``."""
+        raise NotImplementedError
+
+    def close_block(self, block: Block, out: list[bytes]) -> None:
+        """Write the frames that close ``block``."""
+        raise NotImplementedError
+
+    def finish(self, finish: Finish, out: list[bytes]) -> None:
+        """Write the end of the stream: the target's clean ending or its in-stream error."""
+        raise NotImplementedError
+
+    @classmethod
+    def error_response(cls, error: StreamError) -> ErrorResponse:
+        """A failure before the stream as the target's status, headers and JSON body."""
+        raise NotImplementedError
+
+    # -- for the targets -----------------------------------------------------------
+
+    def flush(self, clean: bool, out: list[bytes]) -> None:
+        """Write what every choice still holds (see :meth:`Blocks.flush`)."""
+        for blocks in self.choices.values():
+            blocks.flush(clean, out)
+
+    # -- the routing -------------------------------------------------------------
+
+    def emit(self, parts: Sequence[Part], source: Source) -> bytes:
+        """The target's bytes for ``parts`` (``source``: where they came from, after them)."""
+        self.source = source
+        out: list[bytes] = []
+        choices = self.choices
+        write = self.block_delta
+        for part in parts:
+            kind = type(part)
+            text_kind = _TEXT_KINDS.get(kind)
+            if text_kind is not None:
+                # Most parts are text continuing the open block: straight to the target.
+                blocks = choices.get(part.choice)  # type: ignore[union-attr]
+                block = None if blocks is None else blocks.live
+                if block is not None and block.kind == text_kind:
+                    text = part.text  # type: ignore[union-attr]
+                    if text:
+                        block.sent.append(text)
+                        write(block, text, out)
+                    continue
+            _ROUTES[kind](self, part, out)
+        return b"".join(out)
+
+    def _begin(self, out: list[bytes]) -> None:
+        if self.opened:
+            return
+        self.opened = True
+        turn = self.source.turn
+        self.model = self._given_model or turn.model or "unknown"
+        self.id = target_id(self.id_prefix, self._given_id, turn.id)
+        self.open(out)
+
+    def _blocks(self, choice: int, out: list[bytes]) -> Blocks | None:
+        """The queue of ``choice`` (the stream opened), or None when it is not relayed."""
+        blocks = self.choices.get(choice)
+        if blocks is None:
+            if choice and not self.many_choices:
+                return None
+            self._begin(out)
+            blocks = self.choices[choice] = Blocks(self, choice)
+        return blocks
+
+    def _text(
+        self, kind: str, part: TextDelta | ReasoningDelta | RefusalDelta, out: list[bytes]
+    ) -> None:
+        if part.text:
+            blocks = self._blocks(part.choice, out)
+            if blocks is not None:
+                blocks.text(kind, part.text, out)
+
+    def _on_text(self, part: TextDelta, out: list[bytes]) -> None:
+        self._text("text", part, out)
+
+    def _on_reasoning(self, part: ReasoningDelta, out: list[bytes]) -> None:
+        self._text("reasoning", part, out)
+
+    def _on_refusal(self, part: RefusalDelta, out: list[bytes]) -> None:
+        self._text("refusal", part, out)
+
+    def _on_tool_start(self, part: ToolCallStart, out: list[bytes]) -> None:
+        call = part.call
+        if call is not None and call.server:
+            return  # the upstream ran it: the client has nothing to run
+        blocks = self._blocks(part.choice, out)
+        if blocks is not None:
+            self._tools.add((part.choice, part.index))
+            self.tool_calls[part.choice] = self.tool_calls.get(part.choice, 0) + 1
+            plain = call is not None and call.type in PLAIN_TEXT_TOOL_TYPES
+            blocks.tool_start(part.index, part.id, part.name, plain, out)
+
+    def _on_tool_delta(self, part: ToolCallDelta, out: list[bytes]) -> None:
+        if part.text and (part.choice, part.index) in self._tools:
+            self.choices[part.choice].tool_delta(part.index, part.text, out)
+
+    def _on_tool_end(self, part: ToolCallEnd, out: list[bytes]) -> None:
+        if (part.choice, part.index) in self._tools:
+            self.choices[part.choice].tool_end(part.index, part.arguments, out)
+
+    def _on_usage(self, part: UsageUpdate, out: list[bytes]) -> None:
+        self.usage = part.usage
+
+    def _on_finish(self, part: Finish, out: list[bytes]) -> None:
+        if self.opens_on_failure or failure_of(part) is None:
+            self._begin(out)
+        self.finished = True
+        self.finish(part, out)
+
+    def _on_restart(self, part: Restart, out: list[bytes]) -> None:
+        """Handled by the Relay before the emitter (a replay is skipped, not re-sent)."""
+
+
+#: The block kind of each text part.
+_TEXT_KINDS: Final[dict[type, str]] = {
+    TextDelta: "text",
+    ReasoningDelta: "reasoning",
+    RefusalDelta: "refusal",
+}
+
+_Route = Callable[[Emitter, Any, list[bytes]], None]
+#: Part class -> the emitter's handler, built once.
+_ROUTES: dict[type, _Route] = {
+    TextDelta: Emitter._on_text,
+    ReasoningDelta: Emitter._on_reasoning,
+    RefusalDelta: Emitter._on_refusal,
+    ToolCallStart: Emitter._on_tool_start,
+    ToolCallDelta: Emitter._on_tool_delta,
+    ToolCallEnd: Emitter._on_tool_end,
+    UsageUpdate: Emitter._on_usage,
+    Finish: Emitter._on_finish,
+    Restart: Emitter._on_restart,
+}
+
+
+class _NoSource:
+    """The source before the first ``emit()``: an empty turn."""
+
+    def __init__(self) -> None:
+        self.turn = Turn()
+        self.turns = [self.turn]
+
+
+_NO_SOURCE: Final = _NoSource()

@@ -1,0 +1,288 @@
+"""The Relay: one lane's stream, served as another lane's wire bytes.
+
+The source lane is read through a :class:`~sse_engine.parts.PartStream`; its
+parts go to the emitter of the target, chosen in :data:`TARGETS` by the
+``to=`` name. What the Relay adds on top: keepalive comments read upstream
+written downstream, a failure before the stream answered as the target API
+answers it, a source that cannot be read ended as a failure (never an
+exception the gateway must turn into bytes itself), and a Responses upstream
+resumed under a running relay without the client seeing anything twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal, final
+
+import attrs
+
+from sse_engine._errors import ProtocolError, UsageError
+from sse_engine._lane import Headers, Lane, LaneWarning
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine.parts import (
+    Part,
+    PartStream,
+    ReasoningDelta,
+    RefusalDelta,
+    Restart,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Turn,
+)
+from sse_engine.relay._emitter import KEEPALIVE, Emitter, ErrorResponse
+from sse_engine.relay._to_chat import ChatEmitter
+from sse_engine.relay._to_messages import MessagesEmitter
+from sse_engine.relay._to_responses import ResponsesEmitter
+
+__all__ = ["TARGETS", "Relay", "Target"]
+
+#: The wire formats a Relay writes.
+Target = Literal["chat", "responses", "messages"]
+#: The emitter of each target.
+TARGETS: Final[dict[str, type[Emitter]]] = {
+    "chat": ChatEmitter,
+    "responses": ResponsesEmitter,
+    "messages": MessagesEmitter,
+}
+
+
+@final
+class Relay:
+    """Reads one lane's stream and writes it as another lane's, for a gateway.
+
+    ``lane`` is a fresh lane of the upstream's format (its own options:
+    ``json_loads``, ``strict``, ...); ``to`` the format to serve:
+    ``"chat"``, ``"responses"`` or ``"messages"`` (the lane's own format too:
+    a validating, normalising proxy). ``model`` and ``id`` are the served
+    object's (default: the upstream's model, and its id under the target's
+    prefix); ``created`` its creation time in Unix seconds (the relay reads
+    no clock: pass ``int(time.time())``).
+
+    Sans-IO like the lanes: :meth:`start` with the upstream's status and
+    headers, :meth:`feed` each read of its body, :meth:`close` at its end;
+    each returns the bytes to write downstream (often ``b""``). A source
+    that ends badly ends the target badly: FAILED or TRUNCATED upstream (a
+    cut connection, an error event, bytes that cannot be read) becomes the
+    target's in-stream error, never a clean finish. A failure before the
+    stream is also offered as the target's HTTP error (:meth:`error_response`).
+    """
+
+    def __init__(
+        self,
+        lane: Lane[Any],
+        to: Target,
+        *,
+        model: str | None = None,
+        id: str | None = None,
+        created: int = 0,
+    ) -> None:
+        emitter = TARGETS.get(to)
+        if emitter is None:
+            raise ValueError(f"to= must be one of {', '.join(TARGETS)}, not {to!r}")
+        lane.count_comments()
+        self.to = to
+        #: The source, read as parts (its ``turn`` is what the upstream sent so far).
+        self.stream = PartStream(lane)
+        self._emitter = emitter(model=model, id=id, created=created)
+        self._comments = 0
+        self._skip: _Replayed | None = None
+
+    # -- the cycle -------------------------------------------------------------------
+
+    def start(self, status: int = 200, headers: Headers | None = None) -> None:
+        """Tell the relay what the upstream's HTTP response looked like (see ``Lane.start``).
+
+        A non-2xx status or a body that is not an event stream is a failure
+        before the stream: :meth:`close` reports it, as the target's in-stream
+        error and, for a client that has not been answered yet, as
+        :meth:`error_response`.
+        """
+        self.stream.start(status, headers)
+
+    def feed(self, data: bytes | bytearray | memoryview) -> bytes:
+        """Read the next bytes of the upstream's body; return the bytes to send downstream."""
+        try:
+            parts = self.stream.feed(data)
+        except ProtocolError as exc:
+            # The source's bytes stopped making sense: the lane is failed for good
+            # (code protocol_error) and the parts end with its Finish; the target
+            # gets its in-stream error as for any upstream failure.
+            parts = exc.events
+        return self._write(parts)
+
+    def close(self) -> bytes:
+        """The upstream's body ended (or broke off): the last bytes to send downstream.
+
+        Bytes that would finish the stream cleanly are never written unless
+        the upstream finished it cleanly: a cut upstream ends the target with
+        its in-stream error.
+        """
+        try:
+            parts = self.stream.close()
+        except ProtocolError as exc:
+            parts = exc.events
+        return self._write(parts)
+
+    def keepalive(self) -> bytes:
+        """A keepalive to send while the upstream is quiet: ``: keepalive`` and a line break.
+
+        A comment line with no blank line after it: every SSE client skips it
+        and it still resets their read timeouts (a comment *and* a blank line
+        right after an ``id:`` line trips the openai SDK's decoder).
+        """
+        return KEEPALIVE
+
+    def error_response(self) -> ErrorResponse | None:
+        """A failure before the stream, as the target API answers one; else None.
+
+        ``(status, headers, body)``: the upstream's status (502 when it sent
+        none that says failure), a JSON content type with ``retry-after`` and
+        the request id when the upstream gave them, and the target's JSON
+        error body. Known after :meth:`close`. A gateway that has not written
+        anything downstream yet sends this instead of the bytes ``close()``
+        returned.
+        """
+        error = self.stream.error
+        if self.stream.outcome is not Outcome.FAILED or error is None or error.status is None:
+            return None
+        return self._emitter.error_response(error)
+
+    # -- resuming a Responses upstream --------------------------------------------------
+
+    def resume_plan(self) -> Any:
+        """How to reconnect a dropped Responses upstream (a ``ResumePlan``), or None.
+
+        Ask this instead of calling :meth:`close` when the upstream's
+        connection broke: the client downstream keeps its stream open.
+        """
+        return None if self._emitter.finished else self.stream.resume_plan()
+
+    def resume(self) -> bytes:
+        """Get ready for the new connection's bytes; the bytes to send downstream.
+
+        After a replay from the start, what was already relayed is not sent
+        again: the relay skips it as the replay brings it back.
+        """
+        if self._emitter.finished:
+            raise UsageError("the relayed stream has ended: nothing to resume")
+        before = self.stream.turns
+        parts = self.stream.resume()
+        if parts and type(parts[0]) is Restart:
+            if self._skip is None:
+                self._skip = _Replayed()
+            self._skip.restart(before)
+        return self._write(parts)
+
+    # -- what the source knows -----------------------------------------------------------
+
+    @property
+    def lane(self) -> Lane[Any]:
+        """The source lane."""
+        return self.stream.lane
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The source's verdict (None while it is open)."""
+        return self.stream.outcome
+
+    @property
+    def error(self) -> StreamError | None:
+        """Why the source failed or was cut."""
+        return self.stream.error
+
+    @property
+    def warnings(self) -> list[LaneWarning]:
+        """The source's warnings."""
+        return self.stream.warnings
+
+    @property
+    def turn(self) -> Turn:
+        """What the source has sent so far, as one turn."""
+        return self.stream.turn
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _write(self, parts: list[Part]) -> bytes:
+        emitter = self._emitter
+        if emitter.finished:
+            return b""  # after the end, bytes upstream (keepalives too) have nothing to say
+        read = self.stream.lane.comments_read or 0
+        head = KEEPALIVE * (read - self._comments)
+        self._comments = read
+        if self._skip is not None:
+            parts = self._skip.filter(parts)
+        body = emitter.emit(parts, self.stream) if parts else b""
+        return head + body if head else body
+
+    def __repr__(self) -> str:
+        state = "open" if self.outcome is None else self.outcome.value
+        return f"<Relay {type(self.lane).__name__} to {self.to}, {state}>"
+
+
+_TEXTS: Final = {TextDelta: "text", ReasoningDelta: "reasoning", RefusalDelta: "refusal"}
+
+
+class _Replayed:
+    """What a replay from the start brings back and the client already has.
+
+    ``_sent`` is how much of each choice's text, reasoning and refusal, and of
+    each tool call's input, the client has (with whether the call ended);
+    ``_again`` how much of it the replay has brought back so far. A part is
+    dropped, or cut, where it repeats what the client has. A second replay
+    before the first caught up keeps the larger of the two.
+    """
+
+    def __init__(self) -> None:
+        self._sent: dict[tuple[str, int, int], int] = {}
+        self._again: dict[tuple[str, int, int], int] = {}
+        self._ended: set[tuple[int, int]] = set()
+
+    def restart(self, turns: list[Turn]) -> None:
+        """The stream replays from the start; ``turns``: what it had sent before."""
+        sent = self._sent
+        for turn in turns:
+            choice = turn.choice
+            lengths = {
+                ("text", choice, -1): len(turn.text),
+                ("reasoning", choice, -1): len(turn.reasoning),
+                ("refusal", choice, -1): len(turn.refusal),
+            }
+            for index, call in enumerate(turn.tool_calls):
+                lengths[("call", choice, index)] = len(call.arguments)
+                if call.done:
+                    self._ended.add((choice, index))
+            for key, length in lengths.items():
+                sent[key] = max(sent.get(key, -1), length)
+        self._again = {}
+
+    def filter(self, parts: list[Part]) -> list[Part]:
+        """``parts`` less what the client already has."""
+        out: list[Part] = []
+        for part in parts:
+            if isinstance(part, TextDelta | ReasoningDelta | RefusalDelta):
+                text = self._new((_TEXTS[type(part)], part.choice, -1), part.text)
+                if text is not None:
+                    out.append(part if text is part.text else attrs.evolve(part, text=text))
+            elif isinstance(part, ToolCallDelta):
+                text = self._new(("call", part.choice, part.index), part.text)
+                if text is not None:
+                    out.append(part if text is part.text else attrs.evolve(part, text=text))
+            elif isinstance(part, ToolCallStart):
+                if ("call", part.choice, part.index) not in self._sent:
+                    out.append(part)
+            elif isinstance(part, ToolCallEnd):
+                if (part.choice, part.index) not in self._ended:
+                    out.append(part)
+            else:
+                out.append(part)
+        return out
+
+    def _new(self, key: tuple[str, int, int], text: str) -> str | None:
+        """What of ``text`` the client does not have yet (None: nothing)."""
+        at = self._again.get(key, 0)
+        self._again[key] = at + len(text)
+        sent = self._sent.get(key, -1)
+        if at >= sent:
+            return text
+        return text[sent - at :] if at + len(text) > sent else None

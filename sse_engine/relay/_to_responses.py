@@ -1,0 +1,278 @@
+"""Parts to Responses: typed ``response.*`` events, numbered, with ``id:`` lines.
+
+``response.created`` and ``response.in_progress`` open the stream. Text and
+a refusal are content parts of a message item; reasoning is a reasoning item
+with one summary part; a tool call is a ``function_call`` item (a plain-text
+tool, a ``custom_tool_call``) whose arguments stream as deltas. Every item
+opens with ``output_item.added`` and closes with its ``.done`` events before
+the next opens. The end is ``response.completed`` or ``response.incomplete``
+carrying the whole response object (output and usage); a failed or truncated
+source ends with ``error`` then ``response.failed``. Every event carries its
+``sequence_number``, also written as the SSE ``id:`` line (what a client
+resumes from).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from sse_engine._outcome import Outcome, StreamError
+from sse_engine.parts import Finish, Usage
+from sse_engine.relay._blocks import Block
+from sse_engine.relay._emitter import Emitter, ErrorResponse, failure_of
+from sse_engine.relay._openai import openai_error_response
+from sse_engine.relay._template import NUMBER, TEXT, fill, template
+from sse_engine.responses import encode_responses_event
+
+__all__ = ["ResponsesEmitter", "responses_usage"]
+
+#: Each kind of block: (item id prefix, delta event, done event, field of the done event).
+_BLOCKS: Final = {
+    "text": ("msg", "response.output_text.delta", "response.output_text.done", "text"),
+    "refusal": ("msg", "response.refusal.delta", "response.refusal.done", "refusal"),
+    "reasoning": (
+        "rs",
+        "response.reasoning_summary_text.delta",
+        "response.reasoning_summary_text.done",
+        "text",
+    ),
+    "tool": (
+        "fc",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "arguments",
+    ),
+    "plain": (
+        "ctc",
+        "response.custom_tool_call_input.delta",
+        "response.custom_tool_call_input.done",
+        "input",
+    ),
+}
+
+
+#: The ``incomplete_details.reason`` of each unified reason that cuts a turn short.
+_INCOMPLETE: Final = {
+    "length": "max_output_tokens",
+    "content_filter": "content_filter",
+    "refusal": "content_filter",
+}
+
+
+def responses_usage(usage: Usage) -> dict[str, Any]:
+    """``usage`` as a Responses ``usage`` object."""
+    inputs = usage.input_tokens or 0
+    outputs = usage.output_tokens or 0
+    return {
+        "input_tokens": inputs,
+        "input_tokens_details": {"cached_tokens": usage.cached_input_tokens or 0},
+        "output_tokens": outputs,
+        "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens or 0},
+        "total_tokens": usage.total_tokens if usage.total_tokens is not None else inputs + outputs,
+    }
+
+
+def _kind(block: Block) -> str:
+    return "plain" if block.plain else block.kind
+
+
+class ResponsesEmitter(Emitter):
+    """Writes a Responses stream (the first choice of the source)."""
+
+    id_prefix = "resp_"
+
+    def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
+        super().__init__(model=model, id=id, created=created)
+        self._sequence = 0
+        #: The response's output items, in order, as they stand.
+        self._output: list[dict[str, Any]] = []
+        #: The message item that text and refusal parts go into, while it is open.
+        self._message: dict[str, Any] | None = None
+
+    def _event(self, kind: str, out: list[bytes], **fields: Any) -> None:
+        number = self._sequence
+        self._sequence = number + 1
+        payload = {"type": kind, "sequence_number": number, **fields}
+        out.append(encode_responses_event(payload, id=str(number)))
+
+    def _response(self, status: str, **fields: Any) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "response",
+            "created_at": self.created,
+            "status": status,
+            "error": None,
+            "incomplete_details": None,
+            "model": self.model,
+            "output": self._output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": None,
+            **fields,
+        }
+
+    def open(self, out: list[bytes]) -> None:
+        self._event("response.created", out, response=self._response("in_progress", output=[]))
+        self._event("response.in_progress", out, response=self._response("in_progress", output=[]))
+
+    # -- items ---------------------------------------------------------------------
+
+    def _add_item(self, prefix: str, item: dict[str, Any], out: list[bytes]) -> dict[str, Any]:
+        index = len(self._output)
+        item = {"id": f"{prefix}_{self.id.removeprefix('resp_')}_{index}", **item}
+        self._output.append(item)
+        self._event("response.output_item.added", out, output_index=index, item=item)
+        return item
+
+    def _close_message(self, out: list[bytes]) -> None:
+        item = self._message
+        if item is not None:
+            self._message = None
+            item["status"] = "completed"
+            self._event(
+                "response.output_item.done", out, output_index=len(self._output) - 1, item=item
+            )
+
+    def open_block(self, block: Block, out: list[bytes]) -> None:
+        if block.kind == "text" or block.kind == "refusal":
+            self._open_part(block, out)
+        else:
+            self._close_message(out)
+            if block.kind == "reasoning":
+                item = self._add_item("rs", {"type": "reasoning", "summary": []}, out)
+            else:
+                call = {"status": "in_progress", "call_id": block.id, "name": block.name}
+                kind, field = (
+                    ("custom_tool_call", "input") if block.plain else ("function_call", "arguments")
+                )
+                item = self._add_item(
+                    _BLOCKS[_kind(block)][0], {"type": kind, **call, field: ""}, out
+                )
+            block.item_id = item["id"]
+            block.index = len(self._output) - 1
+            if block.kind == "reasoning":
+                part = {"type": "summary_text", "text": ""}
+                self._event(
+                    "response.reasoning_summary_part.added", out, **self._where(block), part=part
+                )
+        self._delta_template(block)
+
+    def _open_part(self, block: Block, out: list[bytes]) -> None:
+        """A text or refusal part, in the open message item (opened first if need be)."""
+        item = self._message
+        if item is None:
+            opening = {
+                "type": "message",
+                "status": "in_progress",
+                "content": [],
+                "role": "assistant",
+            }
+            item = self._message = self._add_item("msg", opening, out)
+        part: dict[str, Any] = (
+            {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+            if block.kind == "text"
+            else {"type": "refusal", "refusal": ""}
+        )
+        block.item_id = item["id"]
+        block.index = len(self._output) - 1
+        block.content_index = len(item["content"])
+        item["content"].append(part)
+        self._event("response.content_part.added", out, **self._where(block), part=part)
+
+    def _where(self, block: Block) -> dict[str, Any]:
+        """The fields that say which item (and part) an event is about."""
+        where: dict[str, Any] = {"item_id": block.item_id, "output_index": block.index}
+        if block.kind == "text" or block.kind == "refusal":
+            where["content_index"] = block.content_index
+        elif block.kind == "reasoning":
+            where["summary_index"] = 0
+        return where
+
+    def _delta_template(self, block: Block) -> None:
+        fields: dict[str, Any] = (
+            {"delta": TEXT, "logprobs": []} if block.kind == "text" else {"delta": TEXT}
+        )
+        payload = {
+            "type": _BLOCKS[_kind(block)][1],
+            "sequence_number": NUMBER,
+            **self._where(block),
+            **fields,
+        }
+        block.template = template(encode_responses_event(payload, id=NUMBER))
+
+    def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
+        number = self._sequence
+        self._sequence = number + 1
+        out.append(fill(block.template, text, number, number))
+
+    def close_block(self, block: Block, out: list[bytes]) -> None:
+        kind = _kind(block)
+        text = block.arguments if block.arguments is not None else block.text
+        _, _, done, field = _BLOCKS[kind]
+        where = self._where(block)
+        if kind == "text":
+            self._event(done, out, **where, text=text, logprobs=[])
+        else:
+            self._event(done, out, **where, **{field: text})
+        item = self._output[block.index]
+        if kind == "text" or kind == "refusal":
+            part = item["content"][block.content_index]
+            part[field] = text
+            self._event("response.content_part.done", out, **where, part=part)
+            return
+        if kind == "reasoning":
+            part = {"type": "summary_text", "text": text}
+            self._event("response.reasoning_summary_part.done", out, **where, part=part)
+            item["summary"] = [part]
+        else:
+            item[field] = text
+            item["status"] = "completed"
+        self._event("response.output_item.done", out, output_index=block.index, item=item)
+
+    # -- the end ---------------------------------------------------------------------
+
+    def finish(self, finish: Finish, out: list[bytes]) -> None:
+        failure = failure_of(finish)
+        self.flush(failure is None, out)
+        usage = responses_usage(self.usage) if self.usage is not None else None
+        if failure is not None:
+            self._mark_unfinished()
+            self._event(
+                "error", out, code=failure.code, message=failure.message, param=failure.param
+            )
+            error = {"code": failure.code or "server_error", "message": failure.message}
+            response = self._response("failed", error=error, usage=usage)
+            self._event("response.failed", out, response=response)
+            return
+        self._close_message(out)
+        reason = _INCOMPLETE.get(finish.reason)
+        if reason is None and finish.reason == "other" and finish.outcome is Outcome.INCOMPLETE:
+            reason = "max_output_tokens"
+        if reason is not None:
+            response = self._response(
+                "incomplete", incomplete_details={"reason": reason}, usage=usage
+            )
+            self._event("response.incomplete", out, response=response)
+            return
+        self._event("response.completed", out, response=self._response("completed", usage=usage))
+
+    def _mark_unfinished(self) -> None:
+        """Items still open when the source failed: what arrived, marked incomplete."""
+        for block in self.choices[0].queue if self.choices else ():
+            if not block.opened:
+                continue
+            item = self._output[block.index]
+            if block.kind == "text" or block.kind == "refusal":
+                item["content"][block.content_index][_BLOCKS[block.kind][3]] = block.text
+            elif block.kind == "reasoning":
+                item["summary"] = [{"type": "summary_text", "text": block.text}]
+            else:
+                item[_BLOCKS[_kind(block)][3]] = block.text
+            item["status"] = "incomplete"
+        if self._message is not None:
+            self._message["status"] = "incomplete"
+
+    @classmethod
+    def error_response(cls, error: StreamError) -> ErrorResponse:
+        return openai_error_response(error)

@@ -1,0 +1,251 @@
+"""The official SDKs as oracles for relayed bytes: what a client of the gateway would see.
+
+Each reader runs the target's SDK streaming path offline (``openai.Stream`` /
+``anthropic.Stream`` over an in-memory response, wrapped in
+``ChatCompletionStream``, ``ResponseStream`` or ``MessageStream``, as the
+clients' ``.stream()`` helpers do) and reduces what it made of the bytes to
+:class:`Seen`: the text, reasoning, tool calls, usage and finish, or the
+error it raised or reported. No request is ever sent.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any
+
+import anthropic
+import attrs
+import httpx
+import httpx2
+import openai
+from anthropic.lib.streaming import MessageStream
+from anthropic.types import RawMessageStreamEvent
+from openai.lib.streaming.chat import ChatCompletionStream
+from openai.lib.streaming.responses import ResponseStream
+from openai.types.chat import ChatCompletionChunk
+from openai.types.responses import ResponseStreamEvent
+
+from sse_engine import Outcome
+
+_OPENAI = openai.OpenAI(api_key="sk-dummy", base_url="https://example.invalid/v1")
+_ANTHROPIC = anthropic.Anthropic(api_key="sk-ant-dummy", base_url="https://example.invalid")
+
+
+@attrs.frozen
+class Seen:
+    """What a client made of a stream, in words every target shares.
+
+    ``tools`` are ``(name, input)`` pairs, the input parsed as JSON when it
+    is JSON; ``usage`` is ``(input tokens, output tokens)`` with cache reads
+    counted in; ``finish`` is the target's own word for the ending (``stop``,
+    ``incomplete:max_output_tokens``, ``end_turn``, ...), ``error`` the
+    message of the failure the client saw, if any.
+    """
+
+    text: str = ""
+    refusal: str = ""
+    reasoning: str = ""
+    tools: tuple[tuple[str, Any], ...] = ()
+    usage: tuple[int, int] | None = None
+    finish: str | None = None
+    error: str | None = None
+
+
+def tool_input(arguments: str) -> Any:
+    """A tool call's input as a value: parsed JSON, or the text when it is not JSON."""
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return arguments
+
+
+def _openai_response(body: bytes, path: str) -> httpx.Response:
+    return httpx.Response(
+        200,
+        headers={"content-type": "text/event-stream"},
+        content=body,
+        request=httpx.Request("POST", f"https://example.invalid/v1/{path}"),
+    )
+
+
+def chat_seen(body: bytes) -> Seen:
+    """``ChatCompletionStream`` (choice 0) over ``body``."""
+    raw = openai.Stream(
+        cast_to=ChatCompletionChunk,
+        response=_openai_response(body, "chat/completions"),
+        client=_OPENAI,
+    )
+    stream = ChatCompletionStream(
+        raw_stream=raw, response_format=openai.omit, input_tools=openai.omit
+    )
+    error = None
+    try:
+        for _ in stream:
+            pass
+        completion: Any = stream.get_final_completion()
+    except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
+        completion = exc.completion
+    except openai.APIError as exc:
+        error = exc.message
+        try:
+            completion = stream.current_completion_snapshot
+        except AssertionError:  # the error frame came first
+            return Seen(error=error)
+    return completion_seen(completion, error)
+
+
+def completion_seen(completion: Any, error: str | None = None) -> Seen:
+    """A ``ChatCompletion`` (choice 0) as :class:`Seen`."""
+    choice = completion.choices[0] if completion.choices else None
+    message = choice.message if choice is not None else None
+    extra = (message.model_extra or {}) if message is not None else {}
+    usage = completion.usage
+    return Seen(
+        text=(message.content or "") if message is not None else "",
+        refusal=(message.refusal or "") if message is not None else "",
+        reasoning=extra.get("reasoning_content") or "",
+        tools=tuple(
+            (call.function.name, tool_input(call.function.arguments))
+            for call in (message.tool_calls or [] if message is not None else [])
+        ),
+        usage=None if usage is None else (usage.prompt_tokens, usage.completion_tokens),
+        finish=None if error is not None or choice is None else choice.finish_reason,
+        error=error,
+    )
+
+
+def responses_seen(body: bytes) -> Seen:
+    """``ResponseStream`` over ``body``: the terminal event's response object."""
+    raw = openai.Stream(
+        cast_to=ResponseStreamEvent,  # type: ignore[arg-type]
+        response=_openai_response(body, "responses"),
+        client=_OPENAI,
+    )
+    stream = ResponseStream(
+        raw_stream=raw, text_format=openai.omit, input_tools=openai.omit, starting_after=None
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        events = list(stream)
+    errors = [e for e in events if e.type == "error"]
+    terminal = [
+        e
+        for e in events
+        if e.type in ("response.completed", "response.incomplete", "response.failed")
+    ]
+    assert len(terminal) == 1, [e.type for e in events]
+    response = terminal[0].response
+    if response.status == "completed":
+        response = stream.get_final_response()
+    return response_seen(response, errors[0].message if errors else None)
+
+
+def response_seen(response: Any, error: str | None = None) -> Seen:
+    """A Responses ``response`` object as :class:`Seen`."""
+    text, refusal, reasoning, tools = "", "", "", []
+    for item in response.output:
+        if item.type == "message":
+            for part in item.content:
+                if part.type == "output_text":
+                    text += part.text
+                else:
+                    refusal += part.refusal
+        elif item.type == "reasoning":
+            reasoning += "".join(s.text for s in item.summary)
+        elif item.type == "function_call":
+            tools.append((item.name, tool_input(item.arguments)))
+        elif item.type == "custom_tool_call":
+            tools.append((item.name, item.input))
+    usage = response.usage
+    finish = response.status
+    if response.incomplete_details is not None:
+        finish = f"{finish}:{response.incomplete_details.reason}"
+    return Seen(
+        text=text,
+        refusal=refusal,
+        reasoning=reasoning,
+        tools=tuple(tools),
+        usage=None if usage is None else (usage.input_tokens, usage.output_tokens),
+        finish=None if error is not None else finish,
+        error=error,
+    )
+
+
+def messages_seen(body: bytes) -> Seen:
+    """``MessageStream`` over ``body``: ``get_final_message()``, or the error it raised."""
+    response = httpx2.Response(
+        200,
+        headers={"content-type": "text/event-stream"},
+        content=body,
+        request=httpx2.Request("POST", "https://example.invalid/v1/messages"),
+    )
+    raw = anthropic.Stream(cast_to=RawMessageStreamEvent, response=response, client=_ANTHROPIC)
+    stream = MessageStream(raw, output_format=anthropic.NOT_GIVEN)
+    try:
+        message = stream.get_final_message()
+    except anthropic.APIStatusError as exc:
+        body: Any = exc.body
+        error = body["error"]["message"] if isinstance(body, dict) else str(body)
+        try:
+            snapshot = stream.current_message_snapshot
+        except AssertionError:  # the error came before message_start
+            snapshot = None
+        return message_seen(snapshot, error=error)
+    return message_seen(message)
+
+
+def message_seen(message: Any, error: str | None = None) -> Seen:
+    """An Anthropic ``Message`` as :class:`Seen`."""
+    if message is None:
+        return Seen(error=error)
+    text = "".join(b.text for b in message.content if b.type == "text")
+    reasoning = "".join(b.thinking for b in message.content if b.type == "thinking")
+    tools = tuple((b.name, b.input) for b in message.content if b.type == "tool_use")
+    usage = message.usage
+    inputs = (
+        usage.input_tokens
+        + (usage.cache_read_input_tokens or 0)
+        + (usage.cache_creation_input_tokens or 0)
+    )
+    return Seen(
+        text=text,
+        reasoning=reasoning,
+        tools=tools,
+        usage=(inputs, usage.output_tokens),
+        finish=None if error is not None else message.stop_reason,
+        error=error,
+    )
+
+
+#: The SDK reader of each target.
+SEEN = {"chat": chat_seen, "responses": responses_seen, "messages": messages_seen}
+
+
+#: What each target says for each unified finish reason ("other": by the outcome).
+WORDS: dict[str, dict[str, str]] = {
+    "stop": {"chat": "stop", "responses": "completed", "messages": "end_turn"},
+    "tool_calls": {"chat": "tool_calls", "responses": "completed", "messages": "tool_use"},
+    "pause": {"chat": "stop", "responses": "completed", "messages": "pause_turn"},
+    "length": {
+        "chat": "length",
+        "responses": "incomplete:max_output_tokens",
+        "messages": "max_tokens",
+    },
+    "content_filter": {
+        "chat": "content_filter",
+        "responses": "incomplete:content_filter",
+        "messages": "refusal",
+    },
+    "refusal": {
+        "chat": "content_filter",
+        "responses": "incomplete:content_filter",
+        "messages": "refusal",
+    },
+}
+
+
+def finish_word(reason: str, outcome: Outcome, target: str) -> str:
+    """The target's word for a turn that ended cleanly for ``reason`` with ``outcome``."""
+    other = "stop" if outcome is Outcome.COMPLETED else "length"
+    return WORDS.get(reason, WORDS[other])[target]
