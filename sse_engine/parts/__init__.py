@@ -4,8 +4,10 @@ A :class:`PartStream` wraps any lane and turns its events into parts
 (:class:`TextDelta`, :class:`ReasoningDelta`, :class:`ToolCallStart`,
 :class:`Finish`, ...); its ``turn`` is the assistant turn so far, in the same
 shape for Chat Completions, Responses and Messages, with each tool call's
-input readable while it streams. :class:`PartialJSON` is the incremental
-reader behind that live input, usable on its own. See ``docs/parts.md`` and
+input readable while it streams and each block of reasoning kept with what
+its provider needs to have it back (:class:`ReasoningBlock`).
+:class:`PartialJSON` is the incremental reader behind that live input,
+usable on its own. See ``docs/parts.md`` and
 ``docs/live-tool-input.md``.
 """
 
@@ -26,6 +28,8 @@ from sse_engine.parts._parts import (
     FinishReason,
     Part,
     ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
     RefusalDelta,
     Restart,
     TextDelta,
@@ -36,7 +40,7 @@ from sse_engine.parts._parts import (
     UsageUpdate,
 )
 from sse_engine.parts._stream import PartStream
-from sse_engine.parts._turn import ToolCall, Turn
+from sse_engine.parts._turn import ReasoningBlock, ToolCall, Turn
 
 __all__ = [
     "FINISH_REASONS",
@@ -50,7 +54,10 @@ __all__ = [
     "Part",
     "PartStream",
     "PartialJSON",
+    "ReasoningBlock",
     "ReasoningDelta",
+    "ReasoningEnd",
+    "ReasoningStart",
     "RefusalDelta",
     "Restart",
     "TextDelta",

@@ -5,9 +5,9 @@ The per-lane translators (``_from_chat.py``, ``_from_responses.py``,
 method (``text``, ``call_start``, ``finish``, ...); the builder makes the part
 and applies it to the :class:`Turn`, so a turn is always exactly the sum of
 the parts that were returned, whichever lane they came from. The rules that
-hold for every lane live here too: the blank line between reasoning pieces,
-the final parse of a tool call's input, and the finish reason of a stream
-that failed or was cut.
+hold for every lane live here too: the blocks of reasoning and the blank line
+between reasoning pieces, the final parse of a tool call's input, and the
+finish reason of a stream that failed or was cut.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from sse_engine.parts._parts import (
     FinishReason,
     Part,
     ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
     RefusalDelta,
     Restart,
     TextDelta,
@@ -30,7 +32,7 @@ from sse_engine.parts._parts import (
     Usage,
     UsageUpdate,
 )
-from sse_engine.parts._turn import UNSET, ToolCall, Turn
+from sse_engine.parts._turn import UNSET, ReasoningBlock, ToolCall, Turn, joined
 
 __all__ = ["PartBuilder"]
 
@@ -40,6 +42,8 @@ _VERDICT_REASONS: Final[dict[Outcome, FinishReason]] = {
     Outcome.TRUNCATED: "truncated",
 }
 _REASONING_SEPARATOR: Final = "\n\n"
+#: The piece a choice is in once its block of reasoning ended: what comes next is a new piece.
+_ENDED: Final = object()
 
 P = TypeVar("P", TextDelta, ReasoningDelta, RefusalDelta)
 
@@ -51,14 +55,26 @@ def _text_maker(cls: type[P]) -> Callable[[str, int], P]:
     new = object.__new__
     set_text = cls.__dict__["text"].__set__
     set_choice = cls.__dict__["choice"].__set__
+    flag = cls.__dict__.get("separator")
+    if flag is None:
 
-    def make(text: str, choice: int) -> P:
+        def make(text: str, choice: int) -> P:
+            part = new(cls)
+            set_text(part, text)
+            set_choice(part, choice)
+            return part
+
+        return make
+    set_separator = flag.__set__
+
+    def make_reasoning(text: str, choice: int) -> P:
         part = new(cls)
         set_text(part, text)
         set_choice(part, choice)
+        set_separator(part, False)  # the model's text, never the blank line between pieces
         return part
 
-    return make
+    return make_reasoning
 
 
 def _call_delta_maker() -> Callable[[str, str, int, int, ToolCall], ToolCallDelta]:
@@ -85,6 +101,17 @@ make_refusal = _text_maker(RefusalDelta)
 make_call_delta = _call_delta_maker()
 
 
+class _OpenBlock:
+    """The block of reasoning a choice is in: its index to be, the provider's id, its text."""
+
+    __slots__ = ("id", "index", "pieces")
+
+    def __init__(self, index: int, id: str | None) -> None:
+        self.index = index
+        self.id = id
+        self.pieces: list[str] = []
+
+
 class PartBuilder:
     """Makes the parts of one stream and keeps the turns they add up to.
 
@@ -107,8 +134,9 @@ class PartBuilder:
         self.finished = False
         self._id: str | None = None
         self._model: str | None = None
-        # The reasoning piece each turn is in (see ``reasoning``).
+        # The reasoning piece each turn is in (see ``reasoning``), and its open block.
         self._pieces: dict[int, object] = {}
+        self._blocks: dict[int, _OpenBlock] = {}
 
     def turn(self, choice: int) -> Turn:
         """The turn of ``choice``, made on first use."""
@@ -152,8 +180,9 @@ class PartBuilder:
     def reasoning(self, text: str, choice: int = 0, piece: object = None) -> None:
         """Reasoning grew; ``piece`` names the summary part, item or block it belongs to.
 
-        A new piece after earlier reasoning starts with a blank line, so that
-        separate summaries and thinking blocks do not run into each other.
+        A new piece after earlier reasoning starts with a blank line (a
+        ``separator`` delta), so that separate summaries and thinking blocks
+        do not run into each other. Reasoning outside a block opens one.
         """
         if not text:
             return
@@ -161,13 +190,58 @@ class PartBuilder:
             turn = self.turns[choice]
         except KeyError:
             turn = self.turn(choice)
+        block = self._blocks.get(choice)
+        if block is None:
+            block = self.reasoning_start(choice)
         pieces = self._pieces
         if pieces.get(choice, piece) != piece and turn._reasoning:
-            self.out.append(make_reasoning(_REASONING_SEPARATOR, choice))
+            self.out.append(ReasoningDelta(_REASONING_SEPARATOR, choice, separator=True))
             turn._reasoning.append(_REASONING_SEPARATOR)
+            if block.pieces:  # between two pieces of one block: part of its text
+                block.pieces.append(_REASONING_SEPARATOR)
         pieces[choice] = piece
         self.out.append(make_reasoning(text, choice))
         turn._reasoning.append(text)
+        block.pieces.append(text)
+
+    def reasoning_start(self, choice: int = 0, id: str | None = None) -> _OpenBlock:
+        """A block of reasoning opened (``id``: the provider's); the one open already, if any."""
+        block = self._blocks.get(choice)
+        if block is None:
+            index = len(self.turn(choice).reasoning_blocks)
+            block = self._blocks[choice] = _OpenBlock(index, id)
+            self.out.append(ReasoningStart(index, choice, id))
+        return block
+
+    def in_reasoning(self, choice: int) -> bool:
+        """Whether a block of reasoning is open in ``choice``."""
+        return choice in self._blocks
+
+    def reasoning_end(
+        self,
+        choice: int = 0,
+        *,
+        signature: str | None = None,
+        redacted: str | None = None,
+        encrypted_content: str | None = None,
+        id: str | None = None,
+        raw: Any = None,
+    ) -> None:
+        """The open block of reasoning ended (one opens first if none is), with its replay data.
+
+        The data is the provider's, as sent: see :class:`ReasoningBlock`.
+        """
+        block = self._blocks.get(choice)
+        if block is None:
+            block = self.reasoning_start(choice, id)
+        del self._blocks[choice]
+        ended = ReasoningBlock(
+            joined(block.pieces), signature, redacted, encrypted_content,
+            block.id if id is None else id, raw,
+        )
+        self.turn(choice).reasoning_blocks.append(ended)
+        self._pieces[choice] = _ENDED
+        self.out.append(ReasoningEnd(ended, block.index, choice))
 
     # -- tool calls -----------------------------------------------------------------------
 
@@ -311,5 +385,6 @@ class PartBuilder:
         self.out.append(Restart(reason))
         self.turns = {0: Turn()}
         self._pieces = {}
+        self._blocks = {}
         self._id = self._model = None
         self.finished = False

@@ -6,6 +6,13 @@ provider extra (``reasoning_content`` from DeepSeek, Kimi and vLLM,
 a provider that sends both keys for the same text is read from the first
 one only. The legacy ``function_call`` is a tool call like the others, of
 type ``function_call`` and without an id.
+
+The wire marks no end of reasoning: a block of reasoning is a run of it, which
+ends when the choice goes on to anything else (text, a refusal, a tool call)
+or finishes. OpenRouter's ``reasoning_details`` (its replay data: signed
+Anthropic thinking, encrypted reasoning) received during a run are merged as
+the lane merges them and kept as the block's ``raw``: OpenRouter takes them
+back as the assistant message's ``reasoning_details``.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from sse_engine.chat import (
     ChatCompletionsLane,
     ChatContentDelta,
     ChatDeltaField,
+    ChatFinish,
     ChatFunctionCallDelta,
     ChatFunctionCallDone,
     ChatRefusalDelta,
@@ -26,6 +34,7 @@ from sse_engine.chat import (
     ChatToolCallStarted,
     ChatUsage,
 )
+from sse_engine.chat._snapshot import json_copy, merge_field
 from sse_engine.parts._parts import FinishReason, Usage
 from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
 from sse_engine.parts._turn import ToolCall
@@ -42,6 +51,8 @@ CHAT_REASONS: Final[dict[str, FinishReason]] = {
 }
 #: Delta fields that carry reasoning text, as providers name them.
 REASONING_KEYS: Final = frozenset({"reasoning_content", "reasoning"})
+#: The delta field of OpenRouter's replay data for reasoning.
+DETAILS_KEY: Final = "reasoning_details"
 
 
 def chat_usage(usage: Mapping[str, Any]) -> Usage:
@@ -63,11 +74,17 @@ class ChatParts(Translator):
     lane: ChatCompletionsLane
 
     def _setup(self) -> None:
-        self.handlers = self.HANDLERS
+        # This stream's own table, changed in place: the caller holds it for a whole
+        # batch of events, and a change must take effect at the next event.
+        self.handlers = dict(self.HANDLERS)
         # (choice, tool_index) -> the call and its index in the turn.
         self._calls: dict[tuple[int, int], tuple[ToolCall, int]] = {}
         self._legacy: dict[int, tuple[ToolCall, int]] = {}
         self._reasoning_key: dict[int, str] = {}
+        # Each choice's reasoning_details so far (merged as the lane does), and how
+        # many of them the blocks that ended took.
+        self._details: dict[int, dict[str, Any]] = {}
+        self._taken: dict[int, int] = {}
 
     def raw_reasons(self) -> Mapping[int, str | None]:
         snap = self.lane.snapshot
@@ -78,25 +95,57 @@ class ChatParts(Translator):
         snap = self.lane.snapshot
         self.builder.identify(snap.id, snap.model)
         if snap.id is not None and snap.model is not None:
-            self.handlers = _AFTER_IDENTITY  # every chunk after this needs no look
+            self.handlers.pop(ChatChunk, None)  # every chunk after this needs no look
 
     def _content(self, event: ChatContentDelta) -> None:
         self.builder.text(event.text, event.choice_index)
 
+    def _content_after_reasoning(self, event: ChatContentDelta) -> None:
+        """Text while a block of reasoning is open (in this or another choice)."""
+        self._end_reasoning(event.choice_index)
+        self.builder.text(event.text, event.choice_index)
+
     def _refusal(self, event: ChatRefusalDelta) -> None:
+        self._end_reasoning(event.choice_index)
         self.builder.refusal(event.text, event.choice_index)
 
     def _field(self, event: ChatDeltaField) -> None:
         key = event.key
-        if (
-            key in REASONING_KEYS
-            and type(event.value) is str
-            and self._reasoning_key.setdefault(event.choice_index, key) == key
-        ):
-            self.builder.reasoning(event.value, event.choice_index)
+        choice = event.choice_index
+        if key in REASONING_KEYS:
+            if type(event.value) is str and self._reasoning_key.setdefault(choice, key) == key:
+                self._start_reasoning(choice)
+                self.builder.reasoning(event.value, choice)
+        elif key == DETAILS_KEY and type(event.value) is list and event.value:
+            self._start_reasoning(choice)
+            merge_field(self._details.setdefault(choice, {}), key, event.value)
+
+    def _start_reasoning(self, choice: int) -> None:
+        if not self.builder.in_reasoning(choice):
+            self.builder.reasoning_start(choice)
+            # Text ends the block: until then, it goes through the row that says so.
+            self.handlers[ChatContentDelta] = ChatParts._content_after_reasoning
+
+    def _end_reasoning(self, choice: int) -> None:
+        """The choice went on to something else: its block of reasoning, if open, ends."""
+        builder = self.builder
+        if builder.in_reasoning(choice):
+            details = self._details.get(choice, {}).get(DETAILS_KEY)
+            taken = self._taken.get(choice, 0)
+            raw = None
+            if details:
+                raw = json_copy(details[taken:]) or None
+                self._taken[choice] = len(details)
+            builder.reasoning_end(choice, raw=raw)
+            if not any(builder.in_reasoning(c) for c in builder.turns):
+                self.handlers[ChatContentDelta] = ChatParts._content
+
+    def _finish(self, event: ChatFinish) -> None:
+        self._end_reasoning(event.choice_index)
 
     def _tool_started(self, event: ChatToolCallStarted) -> None:
         choice = event.choice_index
+        self._end_reasoning(choice)
         self._calls[choice, event.tool_index] = self.builder.call_start(
             event.id or "", event.name or "", event.type, choice
         )
@@ -119,6 +168,7 @@ class ChatParts(Translator):
     def _legacy_call(self, choice: int, name: str | None) -> tuple[ToolCall, int]:
         found = self._legacy.get(choice)
         if found is None:
+            self._end_reasoning(choice)
             found = self._legacy[choice] = self.builder.call_start(
                 "", name or "", "function_call", choice
             )
@@ -151,5 +201,5 @@ ChatParts.HANDLERS = {
     ChatFunctionCallDelta: ChatParts._function_delta,
     ChatFunctionCallDone: ChatParts._function_done,
     ChatUsage: ChatParts._usage,
+    ChatFinish: ChatParts._finish,
 }
-_AFTER_IDENTITY = {k: v for k, v in ChatParts.HANDLERS.items() if k is not ChatChunk}

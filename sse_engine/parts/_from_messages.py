@@ -1,8 +1,10 @@
 """Anthropic Messages events as parts.
 
-Thinking blocks are reasoning (a redacted thinking block has no text, so no
-part); ``tool_use``, ``server_tool_use`` and ``mcp_tool_use`` blocks are tool
-calls, the last two run by the server. The lane parses a tool block's input
+Thinking blocks are reasoning; each is a block of reasoning (``ReasoningStart``
+... ``ReasoningEnd``) whose end carries its signature, and a redacted thinking
+block is one without text whose end carries its ``data``. ``tool_use``,
+``server_tool_use`` and ``mcp_tool_use`` blocks are tool calls, the last two
+run by the server. The lane parses a tool block's input
 when the block stops (and warns ``tool_input_invalid`` itself), so its
 ``ToolUseStop`` gives the final input. Usage is reported at ``message_start``
 and again, merged, at each ``message_delta``; an input count of 0 at the start
@@ -18,6 +20,7 @@ from typing import Any, Final
 
 from sse_engine.messages import (
     BlockStart,
+    BlockStop,
     InputJsonDelta,
     MessageDelta,
     MessagesLane,
@@ -45,6 +48,8 @@ MESSAGES_REASONS: Final[dict[str, FinishReason]] = {
 }
 #: Tool blocks the server runs itself (the rest of TOOL_BLOCK_TYPES the client runs).
 SERVER_TOOL_BLOCKS: Final = frozenset({"server_tool_use", "mcp_tool_use"})
+#: The blocks of reasoning.
+REASONING_BLOCKS: Final = frozenset({"thinking", "redacted_thinking"})
 
 
 def messages_usage(usage: Mapping[str, Any]) -> Usage:
@@ -76,6 +81,8 @@ class MessagesParts(Translator):
     def _setup(self) -> None:
         # Block index -> the tool call it is, and its index in the turn.
         self._calls: dict[int, tuple[ToolCall, int]] = {}
+        # The indexes of the blocks of reasoning still open.
+        self._open_reasoning: set[int] = set()
 
     def raw_reasons(self) -> Mapping[int, str | None]:
         reason = self.lane.snapshot.stop_reason
@@ -94,6 +101,7 @@ class MessagesParts(Translator):
                 if found is not None:
                     value = block.get("input", {})
                     self.builder.call_end(found[0], found[1], 0, _dumps(value), value)
+                self._close(index, block)
         if event.usage:
             self.builder.usage(messages_usage(event.usage))
 
@@ -109,8 +117,27 @@ class MessagesParts(Translator):
         elif kind == "text":
             if text := _str(block.get("text")):
                 self.builder.text(text)
-        elif kind == "thinking" and (thinking := _str(block.get("thinking"))):
-            self.builder.reasoning(thinking, piece=index)
+        elif kind in REASONING_BLOCKS:
+            self._open_reasoning.add(index)
+            self.builder.reasoning_start()
+            if thinking := _str(block.get("thinking")):
+                self.builder.reasoning(thinking, piece=index)
+
+    def _block_stop(self, event: BlockStop) -> None:
+        self._close(event.index, event.block)
+
+    def _close(self, index: int, block: Mapping[str, Any]) -> None:
+        """End a block of reasoning with its replay data (the block as the lane completed it)."""
+        if index in self._open_reasoning:
+            self._open_reasoning.discard(index)
+            signature, data = block.get("signature"), block.get("data")
+            self.builder.reasoning_end(
+                # An empty signature (a block that never got its signature_delta) is none.
+                signature=signature if type(signature) is str and signature else None,
+                redacted=data if block.get("type") == "redacted_thinking" and type(data) is str
+                else None,
+                raw=block,
+            )
 
     def _text(self, event: TextDelta) -> None:
         self.builder.text(event.text)
@@ -150,6 +177,7 @@ MessagesParts.HANDLERS = {
     **BASE_HANDLERS,
     MessageStart: MessagesParts._message_start,
     BlockStart: MessagesParts._block_start,
+    BlockStop: MessagesParts._block_stop,
     TextDelta: MessagesParts._text,
     ThinkingDelta: MessagesParts._thinking,
     InputJsonDelta: MessagesParts._input,

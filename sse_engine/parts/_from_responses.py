@@ -1,7 +1,10 @@
 """OpenAI Responses events as parts.
 
 Text is ``output_text``, refusals ``refusal`` content parts, reasoning both
-the reasoning summaries and the reasoning text. Tool calls are the
+the reasoning summaries and the reasoning text; each ``reasoning`` item is a
+block of reasoning whose end (its ``output_item.done``, or its final form in
+the terminal response) carries the item's ``id`` and ``encrypted_content``.
+Tool calls are the
 ``function_call``, ``custom_tool_call`` (plain-text input), ``mcp_call`` and
 ``kindo_call`` items (the last two run by the server); hosted tools with no
 input to stream (web search, shell, code interpreter) make no parts.
@@ -111,6 +114,11 @@ def _str(value: Any) -> str:
     return value if type(value) is str else ""
 
 
+def _id(item: Mapping[str, Any]) -> str | None:
+    ident = item.get("id")
+    return ident if type(ident) is str and ident else None
+
+
 class ResponsesParts(Translator):
     """The Responses lane's events as parts."""
 
@@ -199,6 +207,8 @@ class ResponsesParts(Translator):
             if text := _str(item.get(kind.field)):
                 self.builder.call_delta(call, text, position)
         else:
+            if item.get("type") == "reasoning":
+                self.builder.reasoning_start(id=_id(item))
             self._settle_item(index, item)
 
     def _item_done(self, index: int, item: Mapping[str, Any]) -> None:
@@ -216,7 +226,17 @@ class ResponsesParts(Translator):
             else:
                 self.builder.call_end(call, position, 0, text)
             return
+        reasoning = item.get("type") == "reasoning"
+        if reasoning:
+            self.builder.reasoning_start(id=_id(item))
         self._settle_item(index, item)
+        if reasoning and item.get("status") not in _UNFINISHED:
+            encrypted = item.get("encrypted_content")
+            self.builder.reasoning_end(
+                encrypted_content=encrypted if type(encrypted) is str else None,
+                id=_id(item),
+                raw=item,
+            )
         streamed = self._streamed
         for key in [k for k in streamed if k[0] == index]:
             del streamed[key]

@@ -1,15 +1,16 @@
 """The parts: one vocabulary for what every lane streams.
 
 A part says what happened in the assistant turn, in the same words whatever
-the wire format: text grew, reasoning grew, a tool call started, its input
+the wire format: text grew, reasoning grew, a block of reasoning ended (with
+what the provider needs to have it back), a tool call started, its input
 grew, it ended, usage is known, the turn finished. :class:`~sse_engine.parts.Turn`
 is the turn they add up to (``_turn.py``). The classes here hold no lane
 knowledge: turning a lane's events into parts is the job of the ``_from_*.py``
 modules.
 
-Parts compare by what they say: the ``call`` a tool-call part points at and a
-usage's ``raw`` object take no part in equality, so the parts of one turn
-streamed by two providers compare equal.
+Parts compare by what they say: the ``call`` a tool-call part points at and
+the ``raw`` objects of a usage or a reasoning block take no part in equality,
+so the parts of one turn streamed by two providers compare equal.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, Final, Literal, final
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.parts._turn import ToolCall
+from sse_engine.parts._turn import ReasoningBlock, ToolCall
 
 __all__ = [
     "FINISH_REASONS",
@@ -27,6 +28,8 @@ __all__ = [
     "FinishReason",
     "Part",
     "ReasoningDelta",
+    "ReasoningEnd",
+    "ReasoningStart",
     "RefusalDelta",
     "Restart",
     "TextDelta",
@@ -86,11 +89,49 @@ class ReasoningDelta:
     summaries and reasoning text, Messages thinking.
 
     Separate pieces of reasoning (summary parts, reasoning items, thinking
-    blocks) are joined with a blank line: a ``ReasoningDelta("\\n\\n")``
-    comes before each piece after the first.
+    blocks) are joined with a blank line: a ``ReasoningDelta("\\n\\n",
+    separator=True)`` comes before each piece after the first. ``separator``
+    tells that blank line, which the parts layer writes, from the model's own
+    text (which may well be ``"\\n\\n"`` too): a UI that shows each block
+    apart skips it.
     """
 
     text: str
+    choice: int = 0
+    separator: bool = attrs.field(default=False, kw_only=True)
+
+
+@final
+@attrs.frozen
+class ReasoningStart:
+    """A block of reasoning opened: a thinking block, a reasoning item, reasoning in Chat.
+
+    Comes before the block's :class:`ReasoningDelta` parts (a block may have
+    none: Anthropic's redacted thinking, a Responses reasoning item without a
+    summary); a UI can show "thinking" from here. ``index`` is the block's
+    place in ``Turn.reasoning_blocks`` once it ends; ``id`` the provider's id
+    for it (a Responses reasoning item's), None where it has none.
+    """
+
+    index: int
+    choice: int = 0
+    id: str | None = None
+
+
+@final
+@attrs.frozen
+class ReasoningEnd:
+    """A block of reasoning ended: ``block`` is it, with the provider's data to send it back.
+
+    ``block`` is also ``Turn.reasoning_blocks[index]``: its text, and the
+    opaque data its provider needs on the next request (an Anthropic
+    ``signature`` or ``redacted`` thinking, an OpenAI ``encrypted_content``
+    and ``id``; see :class:`ReasoningBlock`). A block cut off by the end of the
+    stream gets no ``ReasoningEnd``.
+    """
+
+    block: ReasoningBlock
+    index: int
     choice: int = 0
 
 
@@ -213,6 +254,8 @@ class Restart:
 Part = (
     TextDelta
     | ReasoningDelta
+    | ReasoningStart
+    | ReasoningEnd
     | RefusalDelta
     | ToolCallStart
     | ToolCallDelta

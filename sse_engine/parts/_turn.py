@@ -1,4 +1,5 @@
-"""The assistant turn the parts add up to: :class:`Turn` and its :class:`ToolCall` objects.
+"""The assistant turn the parts add up to: :class:`Turn`, its :class:`ToolCall` and
+:class:`ReasoningBlock` objects.
 
 Text grows as a list of pieces joined only when read (``self.text += piece``
 on an attribute would copy the whole text on every delta: quadratic for a
@@ -14,6 +15,8 @@ from __future__ import annotations
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Final, final
 
+import attrs
+
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts._json_events import JSONStreamError
 from sse_engine.parts._partial_json import PartialJSON
@@ -21,7 +24,7 @@ from sse_engine.parts._partial_json import PartialJSON
 if TYPE_CHECKING:  # the parts module imports this one: its names are for the checker only
     from sse_engine.parts._parts import FinishReason, Usage
 
-__all__ = ["UNSET", "ToolCall", "Turn", "joined"]
+__all__ = ["UNSET", "ReasoningBlock", "ToolCall", "Turn", "joined"]
 
 #: "Not known yet": ``None`` is a valid tool input.
 UNSET: Final[Any] = object()
@@ -204,11 +207,48 @@ class ToolCall(_ByValue):
 
 
 @final
+@attrs.frozen
+class ReasoningBlock:
+    """One finished block of reasoning, with what its provider needs to have it back.
+
+    ``text`` is the block's reasoning as the turn shows it (a Responses
+    item's summary parts joined by a blank line). The other fields are the
+    provider's opaque replay data, to send back unchanged on the next request
+    *to the same provider*; each is None where the provider sent none:
+
+    - ``signature``: an Anthropic ``thinking`` block's signature (send the
+      block back as ``{"type": "thinking", "thinking": text, "signature": ...}``);
+    - ``redacted``: an Anthropic ``redacted_thinking`` block's ``data`` (its
+      ``text`` is empty);
+    - ``encrypted_content`` and ``id``: an OpenAI Responses ``reasoning``
+      item's (send back ``{"type": "reasoning", "id": ..., "summary": [...],
+      "encrypted_content": ...}``).
+
+    ``raw`` is the provider's own object for the block, as it ended (the
+    Messages block, the Responses item, the OpenRouter ``reasoning_details``
+    entries of a Chat block): what a client of that provider sends back. Not
+    part of equality.
+
+    A signature or encrypted content is valid only for the provider that
+    made it: another provider rejects it, and nothing here ever makes one up.
+    """
+
+    text: str = ""
+    signature: str | None = None
+    redacted: str | None = None
+    encrypted_content: str | None = None
+    id: str | None = None
+    raw: Any = attrs.field(default=None, eq=False, repr=False)
+
+
+@final
 class Turn(_ByValue):
     """The assistant turn so far, in the same shape for every lane.
 
     ``text``, ``reasoning`` and ``refusal`` are the concatenated deltas;
-    ``tool_calls`` the calls in the order they started. ``usage`` is the
+    ``tool_calls`` the calls in the order they started; ``reasoning_blocks``
+    the finished blocks of reasoning, in order, each with the provider's data
+    for sending it back (a block still streaming is not there yet). ``usage`` is the
     latest usage reported. ``finish_reason`` (unified), ``raw_finish_reason``
     (the lane's own), ``outcome`` and ``error`` are None until the
     :class:`~sse_engine.parts.Finish` part. ``choice`` is the Chat choice
@@ -226,6 +266,7 @@ class Turn(_ByValue):
         "model",
         "outcome",
         "raw_finish_reason",
+        "reasoning_blocks",
         "tool_calls",
         "usage",
     )
@@ -245,6 +286,7 @@ class Turn(_ByValue):
         *,
         choice: int = 0,
         raw_finish_reason: str | None = None,
+        reasoning_blocks: list[ReasoningBlock] | None = None,
     ) -> None:
         self.id = id
         self.model = model
@@ -252,6 +294,9 @@ class Turn(_ByValue):
         self._reasoning: list[str] = [reasoning] if reasoning else []
         self._refusal: list[str] = [refusal] if refusal else []
         self.tool_calls: list[ToolCall] = [] if tool_calls is None else tool_calls
+        self.reasoning_blocks: list[ReasoningBlock] = (
+            [] if reasoning_blocks is None else reasoning_blocks
+        )
         self.usage = usage
         self.finish_reason = finish_reason
         self.raw_finish_reason = raw_finish_reason
@@ -278,13 +323,14 @@ class Turn(_ByValue):
         return (
             self.id, self.model, self.text, self.reasoning, self.refusal, self.tool_calls,
             self.usage, self.finish_reason, self.raw_finish_reason, self.outcome, self.error,
-            self.choice,
+            self.choice, self.reasoning_blocks,
         )
 
     def __repr__(self) -> str:
         fields = (
             "id", "model", "text", "reasoning", "refusal", "tool_calls", "usage",
             "finish_reason", "raw_finish_reason", "outcome", "error", "choice",
+            "reasoning_blocks",
         )
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in fields)
         return f"Turn({inner})"

@@ -8,8 +8,10 @@ at once, interleaved by index), so blocks are kept in a queue, one per
 choice: the head is open on the wire and its deltas are written as they come;
 a block behind it collects its deltas until it reaches the head. A text,
 reasoning or refusal block ends when another block follows it; a tool call
-ends at its ``ToolCallEnd``. A target writes the frames of one block at a
-time through three hooks and never sees the queue.
+ends at its ``ToolCallEnd``, a block of reasoning at its ``ReasoningEnd``
+(which brings the provider's replay data for the target to write when it
+closes the block). A target writes the frames of one block at a time through
+its hooks and never sees the queue.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from collections import deque
 from typing import Protocol
 
 import attrs
+
+from sse_engine.parts import ReasoningBlock
 
 __all__ = ["Block", "BlockWriter", "Blocks"]
 
@@ -28,8 +32,10 @@ class Block:
 
     ``kind`` is ``text``, ``reasoning``, ``refusal`` or ``tool``; a tool block
     has the call's ``id`` and ``name`` and, once ended, all its ``arguments``
-    (``plain``: the input is text, not JSON). ``index``, ``content_index``,
-    ``item_id`` and ``template`` are the target's to set when it opens the block.
+    (``plain``: the input is text, not JSON). A reasoning block has the
+    source's ``id`` for it (if any) and, once ended, the source's
+    ``reasoning`` block with its replay data. ``index``, ``content_index``,
+    ``mark``, ``item_id`` and ``template`` are the target's to set and use.
     """
 
     kind: str
@@ -43,8 +49,11 @@ class Block:
     opened: bool = False
     ended: bool = False
     arguments: str | None = None
+    reasoning: ReasoningBlock | None = None
     index: int = -1
     content_index: int = 0
+    #: Where the piece being written starts in ``sent`` (a Responses summary part).
+    mark: int = 0
     item_id: str = ""
     #: The frame of one delta, with holes (see ``_template.py``), once the target made it.
     template: str = ""
@@ -72,6 +81,9 @@ class BlockWriter(Protocol):
     def close_block(self, block: Block, out: list[bytes]) -> None:
         """Write the frames that close ``block``."""
 
+    def reasoning_break(self, block: Block, text: str, out: list[bytes]) -> None:
+        """The open reasoning ``block`` goes on with a new piece; ``text`` is the blank line."""
+
 
 class Blocks:
     """The blocks of one choice, written to the wire one at a time."""
@@ -85,14 +97,65 @@ class Blocks:
         #: The text block that more text of its kind goes straight into (open, alone,
         #: not ended), or None: what the emitter's fast path for text deltas checks.
         self.live: Block | None = None
+        #: The source's id for the block of reasoning that opened and has no text yet.
+        self._reasoning_id = ""
 
     def text(self, kind: str, text: str, out: list[bytes]) -> None:
         """Text of ``kind`` grew: it continues the last block, or starts one."""
         queue = self.queue
         block = queue[-1] if queue else None
         if block is None or block.kind != kind or block.ended:
-            block = self._add(Block(kind, self._choice), out)
+            block = Block(kind, self._choice)
+            if kind == "reasoning":
+                block.id, self._reasoning_id = self._reasoning_id, ""
+            block = self._add(block, out)
         self._deliver(block, text, out)
+
+    def _open_reasoning(self) -> Block | None:
+        """The block of reasoning being written (the last, not ended), if any."""
+        block = self.queue[-1] if self.queue else None
+        return block if block is not None and block.kind == "reasoning" and not block.ended \
+            else None
+
+    def reasoning_start(self, id: str | None) -> None:
+        """A block of reasoning opened upstream (``id``: the source's); its text will follow."""
+        if self._open_reasoning() is None:  # else it is that block's start, seen again
+            self._reasoning_id = id or ""
+
+    def reasoning_break(self, text: str, out: list[bytes]) -> None:
+        """A blank line between two pieces of reasoning (see ``ReasoningDelta.separator``).
+
+        Inside a block it starts the block's next piece (the target says how);
+        between two blocks it is dropped: the target's blocks separate them.
+        """
+        block = self._open_reasoning()
+        if block is None:
+            return
+        if block.opened:
+            self._writer.reasoning_break(block, text, out)
+        else:  # not on the wire yet (behind a tool call): the pieces go as one text
+            block.pending.append(text)
+
+    def reasoning_end(self, reasoning: ReasoningBlock, keep: bool, out: list[bytes]) -> None:
+        """The block of reasoning ended upstream; ``reasoning`` is it, with its replay data.
+
+        A block without text is written only if the target ``keep``s it (it
+        has a place for its replay data).
+        """
+        block = self._open_reasoning()
+        if block is None:
+            if not keep:
+                self._reasoning_id = ""
+                return
+            block = Block("reasoning", self._choice, id=self._reasoning_id or reasoning.id or "")
+            self._reasoning_id = ""
+            block.reasoning = reasoning
+            block.ended = True
+            self._add(block, out)
+            return
+        block.reasoning = reasoning
+        block.ended = True
+        self._advance(out)
 
     def tool_start(self, index: int, id: str, name: str, plain: bool, out: list[bytes]) -> None:
         """Tool call ``index`` opened."""

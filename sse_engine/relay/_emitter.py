@@ -22,7 +22,10 @@ from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts import (
     Finish,
     Part,
+    ReasoningBlock,
     ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
     RefusalDelta,
     Restart,
     TextDelta,
@@ -122,6 +125,10 @@ class Emitter:
     #: Whether a stream that fails before any content still opens (Responses:
     #: ``response.created`` then ``response.failed``), or is just the error.
     opens_on_failure: ClassVar[bool] = True
+    #: Whether the target has blocks of reasoning of its own (Messages thinking
+    #: blocks, Responses reasoning items), which separate the source's blocks;
+    #: else (Chat) the blank line between them is written as reasoning text.
+    reasoning_blocks: ClassVar[bool] = True
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         self._given_model = model
@@ -161,6 +168,16 @@ class Emitter:
     def finish(self, finish: Finish, out: list[bytes]) -> None:
         """Write the end of the stream: the target's clean ending or its in-stream error."""
         raise NotImplementedError
+
+    def reasoning_break(self, block: Block, text: str, out: list[bytes]) -> None:
+        """The open reasoning ``block`` goes on with a new piece: by default, the blank line."""
+        block.sent.append(text)
+        self.block_delta(block, text, out)
+
+    def keeps(self, reasoning: ReasoningBlock) -> bool:
+        """Whether a block of reasoning without text is written: it holds replay data of
+        the target's own provider (the target then writes the block to carry it)."""
+        return False
 
     @classmethod
     def error_response(cls, error: StreamError) -> ErrorResponse:
@@ -229,7 +246,35 @@ class Emitter:
         self._text("text", part, out)
 
     def _on_reasoning(self, part: ReasoningDelta, out: list[bytes]) -> None:
-        self._text("reasoning", part, out)
+        text = part.text
+        if not text:
+            return
+        if not part.separator:
+            blocks = self.choices.get(part.choice)
+            block = None if blocks is None else blocks.live
+            if block is not None and block.kind == "reasoning":
+                block.sent.append(text)
+                self.block_delta(block, text, out)
+            else:
+                self._text("reasoning", part, out)
+            return
+        blocks = self._blocks(part.choice, out)
+        if blocks is None:
+            return
+        if self.reasoning_blocks:
+            blocks.reasoning_break(text, out)
+        else:
+            blocks.text("reasoning", text, out)
+
+    def _on_reasoning_start(self, part: ReasoningStart, out: list[bytes]) -> None:
+        blocks = self._blocks(part.choice, out)
+        if blocks is not None:
+            blocks.reasoning_start(part.id)
+
+    def _on_reasoning_end(self, part: ReasoningEnd, out: list[bytes]) -> None:
+        blocks = self._blocks(part.choice, out)
+        if blocks is not None:
+            blocks.reasoning_end(part.block, self.keeps(part.block), out)
 
     def _on_refusal(self, part: RefusalDelta, out: list[bytes]) -> None:
         self._text("refusal", part, out)
@@ -266,10 +311,10 @@ class Emitter:
         """Handled by the Relay before the emitter (a replay is skipped, not re-sent)."""
 
 
-#: The block kind of each text part.
+#: The block kind of each text part that takes the fast path (reasoning has its own:
+#: a blank line between two pieces of reasoning is not text for every target).
 _TEXT_KINDS: Final[dict[type, str]] = {
     TextDelta: "text",
-    ReasoningDelta: "reasoning",
     RefusalDelta: "refusal",
 }
 
@@ -278,6 +323,8 @@ _Route = Callable[[Emitter, Any, list[bytes]], None]
 _ROUTES: dict[type, _Route] = {
     TextDelta: Emitter._on_text,
     ReasoningDelta: Emitter._on_reasoning,
+    ReasoningStart: Emitter._on_reasoning_start,
+    ReasoningEnd: Emitter._on_reasoning_end,
     RefusalDelta: Emitter._on_refusal,
     ToolCallStart: Emitter._on_tool_start,
     ToolCallDelta: Emitter._on_tool_delta,

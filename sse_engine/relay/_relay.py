@@ -22,6 +22,8 @@ from sse_engine.parts import (
     Part,
     PartStream,
     ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
     RefusalDelta,
     Restart,
     TextDelta,
@@ -252,6 +254,7 @@ class _Replayed:
                 lengths[("call", choice, index)] = len(call.arguments)
                 if call.done:
                     self._ended.add((choice, index))
+            lengths[("reasoning_blocks", choice, -1)] = len(turn.reasoning_blocks)
             for key, length in lengths.items():
                 sent[key] = max(sent.get(key, -1), length)
         self._again = {}
@@ -273,6 +276,9 @@ class _Replayed:
                     out.append(part)
             elif isinstance(part, ToolCallEnd):
                 if (part.choice, part.index) not in self._ended:
+                    out.append(part)
+            elif isinstance(part, ReasoningStart | ReasoningEnd):
+                if part.index >= self._sent.get(("reasoning_blocks", part.choice, -1), 0):
                     out.append(part)
             else:
                 out.append(part)

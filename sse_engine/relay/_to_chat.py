@@ -2,9 +2,11 @@
 
 Every chunk carries the same ``id``, ``created`` and ``model``; the first
 delta of a choice carries ``role``. Text is ``content``, reasoning is
-``reasoning_content`` (the field DeepSeek, Kimi and most gateways use), a
-refusal is ``refusal``; a tool call opens with its id, type and name and
-streams its arguments as fragments, keyed by its index in the choice. The
+``reasoning_content`` (the field DeepSeek, Kimi and most gateways use; its
+blocks run together, a blank line between them, and their replay data has no
+place in Chat Completions), a refusal is ``refusal``; a tool call opens with
+its id, type and name and streams its arguments as fragments, keyed by its
+index in the choice. The
 end is one chunk per choice with its ``finish_reason``, the usage chunk
 (``choices: []``) when usage is known, and ``data: [DONE]``; a failed or
 truncated source ends with an error frame instead, and no ``[DONE]``.
@@ -69,6 +71,7 @@ class ChatEmitter(Emitter):
 
     id_prefix = "chatcmpl-"
     many_choices = True
+    reasoning_blocks = False
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         super().__init__(model=model, id=id, created=created)

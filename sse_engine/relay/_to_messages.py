@@ -2,8 +2,12 @@
 
 ``message_start`` opens the stream with the message's id, model and the
 usage known so far (zeros when the source reports usage only at the end, as
-MindsHub does for non-Claude models). Text is a ``text`` block, reasoning a
-``thinking`` block, a refusal's explanation a ``text`` block (Messages has no
+MindsHub does for non-Claude models). Text is a ``text`` block, each block of
+reasoning a ``thinking`` block (its ``signature_delta`` written before its
+``content_block_stop`` when the source had one: only a Messages source does;
+another source's thinking keeps the empty signature the block opens with, and
+a source's reasoning without text is not written), a redacted thinking block
+as it came, a refusal's explanation a ``text`` block (Messages has no
 refusal field: its stop reason says it), a tool call a ``tool_use`` block
 whose input streams as ``input_json_delta`` fragments. The end is
 ``message_delta`` (stop reason, cumulative usage) and ``message_stop``; a
@@ -18,7 +22,7 @@ from typing import Any, Final
 
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.messages import encode_messages_event
-from sse_engine.parts import Finish, Usage
+from sse_engine.parts import Finish, ReasoningBlock, Usage
 from sse_engine.relay._blocks import Block
 from sse_engine.relay._emitter import (
     Emitter,
@@ -157,6 +161,8 @@ class MessagesEmitter(Emitter):
         content = _BLOCKS[block.kind][0]
         if block.kind == "tool":
             content = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+        elif block.reasoning is not None and block.reasoning.redacted is not None:
+            content = {"type": "redacted_thinking", "data": block.reasoning.redacted}
         self._event(
             {"type": "content_block_start", "index": block.index, "content_block": content}, out
         )
@@ -175,7 +181,16 @@ class MessagesEmitter(Emitter):
     def close_block(self, block: Block, out: list[bytes]) -> None:
         if block.plain:  # as a JSON string
             out.append(fill(block.template, json.dumps(block.final, ensure_ascii=False)))
+        reasoning = block.reasoning
+        if reasoning is not None and reasoning.signature is not None:
+            delta = {"type": "signature_delta", "signature": reasoning.signature}
+            self._event(
+                {"type": "content_block_delta", "index": block.index, "delta": delta}, out
+            )
         self._event({"type": "content_block_stop", "index": block.index}, out)
+
+    def keeps(self, reasoning: ReasoningBlock) -> bool:
+        return reasoning.signature is not None or reasoning.redacted is not None
 
     def finish(self, finish: Finish, out: list[bytes]) -> None:
         failure = failure_of(finish)

@@ -1,9 +1,12 @@
 """Parts to Responses: typed ``response.*`` events, numbered, with ``id:`` lines.
 
 ``response.created`` and ``response.in_progress`` open the stream. Text and
-a refusal are content parts of a message item; reasoning is a reasoning item
-with one summary part; a tool call is a ``function_call`` item (a plain-text
-tool, a ``custom_tool_call``) whose arguments stream as deltas. Every item
+a refusal are content parts of a message item; each block of reasoning is a
+reasoning item, its pieces summary parts (a Responses source's item keeps its
+``id`` and ``encrypted_content``: only a Responses source has them; another
+source's reasoning without text is not written); a tool call is a
+``function_call`` item (a plain-text tool, a ``custom_tool_call``) whose
+arguments stream as deltas. Every item
 opens with ``output_item.added`` and closes with its ``.done`` events before
 the next opens. The end is ``response.completed`` or ``response.incomplete``
 carrying the whole response object (output and usage); a failed or truncated
@@ -17,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.parts import Finish, Usage
+from sse_engine.parts import Finish, ReasoningBlock, Usage
 from sse_engine.relay._blocks import Block
 from sse_engine.relay._emitter import Emitter, ErrorResponse, failure_of
 from sse_engine.relay._openai import openai_error_response
@@ -140,7 +143,10 @@ class ResponsesEmitter(Emitter):
         else:
             self._close_message(out)
             if block.kind == "reasoning":
-                item = self._add_item("rs", {"type": "reasoning", "summary": []}, out)
+                opening: dict[str, Any] = {"type": "reasoning", "summary": []}
+                if block.id:  # the source's own: what a client sends back
+                    opening = {"id": block.id, **opening}
+                item = self._add_item("rs", opening, out)
             else:
                 call = {"status": "in_progress", "call_id": block.id, "name": block.name}
                 kind, field = (
@@ -152,11 +158,36 @@ class ResponsesEmitter(Emitter):
             block.item_id = item["id"]
             block.index = len(self._output) - 1
             if block.kind == "reasoning":
-                part = {"type": "summary_text", "text": ""}
-                self._event(
-                    "response.reasoning_summary_part.added", out, **self._where(block), part=part
-                )
+                if block.reasoning is None:  # it has text (a block without is written ended)
+                    self._summary_part(block, out)
+                else:
+                    block.content_index = -1  # no summary part
         self._delta_template(block)
+
+    def _summary_part(self, block: Block, out: list[bytes]) -> None:
+        """Open summary part ``block.content_index`` of a reasoning item."""
+        block.mark = len(block.sent)
+        part = {"type": "summary_text", "text": ""}
+        self._event("response.reasoning_summary_part.added", out, **self._where(block), part=part)
+
+    def _summary_done(self, block: Block, out: list[bytes]) -> None:
+        """Close the reasoning item's summary part being written."""
+        text = "".join(block.sent[block.mark :])
+        where = self._where(block)
+        self._event("response.reasoning_summary_text.done", out, **where, text=text)
+        part = {"type": "summary_text", "text": text}
+        self._event("response.reasoning_summary_part.done", out, **where, part=part)
+        self._output[block.index]["summary"].append(part)
+
+    def reasoning_break(self, block: Block, text: str, out: list[bytes]) -> None:
+        """A new piece of the same reasoning item: its next summary part."""
+        self._summary_done(block, out)
+        block.content_index += 1
+        self._summary_part(block, out)
+        self._delta_template(block)
+
+    def keeps(self, reasoning: ReasoningBlock) -> bool:
+        return reasoning.id is not None or reasoning.encrypted_content is not None
 
     def _open_part(self, block: Block, out: list[bytes]) -> None:
         """A text or refusal part, in the open message item (opened first if need be)."""
@@ -186,7 +217,7 @@ class ResponsesEmitter(Emitter):
         if block.kind == "text" or block.kind == "refusal":
             where["content_index"] = block.content_index
         elif block.kind == "reasoning":
-            where["summary_index"] = 0
+            where["summary_index"] = block.content_index
         return where
 
     def _delta_template(self, block: Block) -> None:
@@ -208,6 +239,9 @@ class ResponsesEmitter(Emitter):
 
     def close_block(self, block: Block, out: list[bytes]) -> None:
         kind = _kind(block)
+        if kind == "reasoning":
+            self._close_reasoning(block, out)
+            return
         text = block.arguments if block.arguments is not None else block.text
         _, _, done, field = _BLOCKS[kind]
         where = self._where(block)
@@ -221,13 +255,17 @@ class ResponsesEmitter(Emitter):
             part[field] = text
             self._event("response.content_part.done", out, **where, part=part)
             return
-        if kind == "reasoning":
-            part = {"type": "summary_text", "text": text}
-            self._event("response.reasoning_summary_part.done", out, **where, part=part)
-            item["summary"] = [part]
-        else:
-            item[field] = text
-            item["status"] = "completed"
+        item[field] = text
+        item["status"] = "completed"
+        self._event("response.output_item.done", out, output_index=block.index, item=item)
+
+    def _close_reasoning(self, block: Block, out: list[bytes]) -> None:
+        if block.content_index >= 0:
+            self._summary_done(block, out)
+        item = self._output[block.index]
+        reasoning = block.reasoning
+        if reasoning is not None and reasoning.encrypted_content is not None:
+            item["encrypted_content"] = reasoning.encrypted_content
         self._event("response.output_item.done", out, output_index=block.index, item=item)
 
     # -- the end ---------------------------------------------------------------------
@@ -266,7 +304,9 @@ class ResponsesEmitter(Emitter):
             if block.kind == "text" or block.kind == "refusal":
                 item["content"][block.content_index][_BLOCKS[block.kind][3]] = block.text
             elif block.kind == "reasoning":
-                item["summary"] = [{"type": "summary_text", "text": block.text}]
+                if block.content_index >= 0:
+                    text = "".join(block.sent[block.mark :])
+                    item["summary"].append({"type": "summary_text", "text": text})
             else:
                 item[_BLOCKS[_kind(block)][3]] = block.text
             item["status"] = "incomplete"

@@ -15,7 +15,11 @@ is lane-specific by nature (each exception is named where it is normalised):
   type and raw payload;
 - usage: when and how often it is reported (Messages reports it at
   ``message_start`` too), so ``UsageUpdate`` parts are compared through the
-  final usage only.
+  final usage only;
+- a block of reasoning's replay data (``ReasoningStart.id``, and the
+  ``signature``, ``encrypted_content`` and ``id`` of the ``ReasoningBlock``): each
+  provider's own, so blocks are compared by their text (the data has its own
+  tests in ``test_parts_reasoning_blocks.py``).
 """
 
 from __future__ import annotations
@@ -33,7 +37,10 @@ from sse_engine.parts import (
     Finish,
     Part,
     PartStream,
+    ReasoningBlock,
     ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -70,6 +77,10 @@ def comparable(parts: list[Part]) -> list[Any]:
                 error.code if part.outcome is Outcome.TRUNCATED else error.message)
             out.append(("finish", part.reason, part.outcome, said))
             continue
+        if isinstance(part, ReasoningStart):
+            part = ReasoningStart(part.index, part.choice)
+        elif isinstance(part, ReasoningEnd):
+            part = ReasoningEnd(ReasoningBlock(part.block.text), part.index, part.choice)
         out.append(part)
     return out
 
@@ -81,6 +92,7 @@ def comparable_turn(turn: Turn) -> Turn:
     return Turn(
         turn.id, turn.model, turn.text, turn.reasoning, turn.refusal, calls, None,
         turn.finish_reason, turn.outcome, None, choice=turn.choice,
+        reasoning_blocks=[ReasoningBlock(b.text) for b in turn.reasoning_blocks],
     )
 
 
@@ -118,6 +130,10 @@ def test_one_turn_in_every_wire_format_gives_the_same_parts_and_turn(
     turn = seen["chat"][2].turn
     assert turn.text == "".join(spec.text)
     assert turn.reasoning == "".join(spec.reasoning)
+    # One block of reasoning, ended unless the stream was cut while it streamed.
+    cut_reasoning = spec.ending in ("error", "truncated") and not (spec.text or spec.calls)
+    ended = spec.reasoning and not cut_reasoning
+    assert [b.text for b in turn.reasoning_blocks] == (["".join(spec.reasoning)] if ended else [])
     assert turn.id == spec.id and turn.model == spec.model
     closed = len(spec.calls) - (spec.ending in ("error", "truncated") and bool(spec.calls))
     assert [c.done for c in turn.tool_calls] == [n < closed for n in range(len(spec.calls))]
@@ -152,8 +168,8 @@ def test_each_ending_gives_its_unified_reason_and_the_lanes_verdict(
     if ending == "error":
         assert finish.error is not None and finish.error.message == ERROR_MESSAGE
     assert stream.turn.text == "Hello world"
-    assert [type(p) for p in parts if not isinstance(p, UsageUpdate)][:3] == [
-        ReasoningDelta, TextDelta, TextDelta]
+    assert [type(p) for p in parts if not isinstance(p, UsageUpdate)][:5] == [
+        ReasoningStart, ReasoningDelta, ReasoningEnd, TextDelta, TextDelta]
     # A turn that stops normally holding tool calls finishes with tool_calls, in every lane.
     with_calls = TurnSpec(calls=(CallSpec("c1", "f", ('{"a":', " 1}")),), ending="stop")
     parts, stream = read(lane, render(lane, with_calls), [])

@@ -30,6 +30,9 @@ from sse_engine import Outcome
 
 _OPENAI = openai.OpenAI(api_key="sk-dummy", base_url="https://example.invalid/v1")
 _ANTHROPIC = anthropic.Anthropic(api_key="sk-ant-dummy", base_url="https://example.invalid")
+#: What separates two pieces of reasoning (summary parts, items, thinking blocks) in a
+#: turn's reasoning: the parts layer's blank line.
+BLANK_LINE = "\n\n"
 
 
 @attrs.frozen
@@ -143,7 +146,8 @@ def responses_seen(body: bytes) -> Seen:
 
 def response_seen(response: Any, error: str | None = None) -> Seen:
     """A Responses ``response`` object as :class:`Seen`."""
-    text, refusal, reasoning, tools = "", "", "", []
+    text, refusal, tools = "", "", []
+    summaries: list[str] = []
     for item in response.output:
         if item.type == "message":
             for part in item.content:
@@ -152,7 +156,7 @@ def response_seen(response: Any, error: str | None = None) -> Seen:
                 else:
                     refusal += part.refusal
         elif item.type == "reasoning":
-            reasoning += "".join(s.text for s in item.summary)
+            summaries += [s.text for s in item.summary if s.text]
         elif item.type == "function_call":
             tools.append((item.name, tool_input(item.arguments)))
         elif item.type == "custom_tool_call":
@@ -164,7 +168,7 @@ def response_seen(response: Any, error: str | None = None) -> Seen:
     return Seen(
         text=text,
         refusal=refusal,
-        reasoning=reasoning,
+        reasoning=BLANK_LINE.join(summaries),
         tools=tuple(tools),
         usage=None if usage is None else (usage.input_tokens, usage.output_tokens),
         finish=None if error is not None else finish,
@@ -200,7 +204,8 @@ def message_seen(message: Any, error: str | None = None) -> Seen:
     if message is None:
         return Seen(error=error)
     text = "".join(b.text for b in message.content if b.type == "text")
-    reasoning = "".join(b.thinking for b in message.content if b.type == "thinking")
+    reasoning = BLANK_LINE.join(
+        b.thinking for b in message.content if b.type == "thinking" and b.thinking)
     tools = tuple((b.name, b.input) for b in message.content if b.type == "tool_use")
     usage = message.usage
     inputs = (

@@ -23,7 +23,10 @@ from sse_engine.parts import (
     Finish,
     FinishReason,
     Part,
+    ReasoningBlock,
     ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
     RefusalDelta,
     TextDelta,
     ToolCall,
@@ -92,16 +95,28 @@ def scripts(draw: st.DrawFn) -> Script:
     parts: list[Part] = []
     text = refusal = reasoning = ""
     kinds = draw(st.lists(st.sampled_from(["text", "reasoning", "refusal"]), max_size=4))
-    for kind in kinds:
+    blocks = 0
+    for number, kind in enumerate(kinds):
         value = draw(TEXT)
-        cls = {"text": TextDelta, "reasoning": ReasoningDelta, "refusal": RefusalDelta}[kind]
+        if kind == "reasoning":
+            # A block of reasoning as the parts layer makes one: after earlier reasoning,
+            # the blank line; the block's end (which a cut stream may not reach).
+            parts.append(ReasoningStart(blocks))
+            if reasoning:
+                parts.append(ReasoningDelta("\n\n", separator=True))
+                reasoning += "\n\n"
+            parts += [ReasoningDelta(p) for p in pieces(draw, value)]
+            reasoning += value
+            if number < len(kinds) - 1 or draw(st.booleans()):
+                parts.append(ReasoningEnd(ReasoningBlock(value), blocks))
+            blocks += 1
+            continue
+        cls = {"text": TextDelta, "refusal": RefusalDelta}[kind]
         parts += [cls(p) for p in pieces(draw, value)]
         if kind == "text":
             text += value
-        elif kind == "refusal":
-            refusal += value
         else:
-            reasoning += value
+            refusal += value
     calls: list[ToolCall] = []
     tools: list[tuple[str, Any]] = []
     count = draw(st.integers(0, 2))
