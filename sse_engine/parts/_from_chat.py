@@ -10,9 +10,9 @@ type ``function_call`` and without an id.
 The wire marks no end of reasoning: a block of reasoning is a run of it, which
 ends when the choice goes on to anything else (text, a refusal, a tool call)
 or finishes. OpenRouter's ``reasoning_details`` (its replay data: signed
-Anthropic thinking, encrypted reasoning) received during a run are merged as
-the lane merges them and kept as the block's ``raw``: OpenRouter takes them
-back as the assistant message's ``reasoning_details``.
+Anthropic thinking, encrypted reasoning) received during a run are merged by
+their ``index`` and kept as the block's ``raw``: OpenRouter takes them back
+as the assistant message's ``reasoning_details``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from sse_engine.chat import (
     ChatToolCallStarted,
     ChatUsage,
 )
-from sse_engine.chat._snapshot import json_copy, merge_field
 from sse_engine.parts._parts import FinishReason, Usage
 from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
 from sse_engine.parts._turn import ToolCall
@@ -53,6 +52,51 @@ CHAT_REASONS: Final[dict[str, FinishReason]] = {
 REASONING_KEYS: Final = frozenset({"reasoning_content", "reasoning"})
 #: The delta field of OpenRouter's replay data for reasoning.
 DETAILS_KEY: Final = "reasoning_details"
+#: The fields of a reasoning detail that stream in fragments. The others come whole
+#: (``type``, ``format``, ``id`` repeated with every fragment, a ``signature`` sent
+#: empty first): the latest non-empty value is kept.
+_DETAIL_TEXTS: Final = frozenset({"text", "summary"})
+
+
+class _Details:
+    """OpenRouter's ``reasoning_details`` of one choice, merged by ``index`` as they stream."""
+
+    __slots__ = ("_entries", "_taken", "_texts")
+
+    def __init__(self) -> None:
+        self._entries: list[dict[str, Any]] = []
+        # (entry, field) -> the fragments of a streamed text field, joined when taken.
+        self._texts: dict[tuple[int, str], list[str]] = {}
+        self._taken = 0
+
+    def add(self, entries: list[Any]) -> None:
+        for entry in entries:
+            if type(entry) is not dict:
+                continue
+            index = entry.get("index")
+            if not (type(index) is int and 0 <= index < len(self._entries)):
+                index = len(self._entries)
+                self._entries.append({})
+            target = self._entries[index]
+            for key, value in entry.items():
+                if key in _DETAIL_TEXTS and type(value) is str:
+                    self._texts.setdefault((index, key), []).append(value)
+                    target[key] = None  # its place in the key order
+                elif (value is not None and value != "") or key not in target:
+                    target[key] = value
+
+    def take(self) -> list[dict[str, Any]] | None:
+        """The entries received since the last take (a block's), as plain objects."""
+        start, self._taken = self._taken, len(self._entries)
+        taken = []
+        for index in range(start, self._taken):
+            entry = dict(self._entries[index])
+            for key in entry:
+                pieces = self._texts.get((index, key))
+                if pieces is not None:
+                    entry[key] = "".join(pieces)
+            taken.append(entry)
+        return taken or None
 
 
 def chat_usage(usage: Mapping[str, Any]) -> Usage:
@@ -81,10 +125,8 @@ class ChatParts(Translator):
         self._calls: dict[tuple[int, int], tuple[ToolCall, int]] = {}
         self._legacy: dict[int, tuple[ToolCall, int]] = {}
         self._reasoning_key: dict[int, str] = {}
-        # Each choice's reasoning_details so far (merged as the lane does), and how
-        # many of them the blocks that ended took.
-        self._details: dict[int, dict[str, Any]] = {}
-        self._taken: dict[int, int] = {}
+        # Each choice's reasoning_details.
+        self._details: dict[int, _Details] = {}
 
     def raw_reasons(self) -> Mapping[int, str | None]:
         snap = self.lane.snapshot
@@ -118,7 +160,10 @@ class ChatParts(Translator):
                 self.builder.reasoning(event.value, choice)
         elif key == DETAILS_KEY and type(event.value) is list and event.value:
             self._start_reasoning(choice)
-            merge_field(self._details.setdefault(choice, {}), key, event.value)
+            details = self._details.get(choice)
+            if details is None:
+                details = self._details[choice] = _Details()
+            details.add(event.value)
 
     def _start_reasoning(self, choice: int) -> None:
         if not self.builder.in_reasoning(choice):
@@ -130,13 +175,8 @@ class ChatParts(Translator):
         """The choice went on to something else: its block of reasoning, if open, ends."""
         builder = self.builder
         if builder.in_reasoning(choice):
-            details = self._details.get(choice, {}).get(DETAILS_KEY)
-            taken = self._taken.get(choice, 0)
-            raw = None
-            if details:
-                raw = json_copy(details[taken:]) or None
-                self._taken[choice] = len(details)
-            builder.reasoning_end(choice, raw=raw)
+            details = self._details.get(choice)
+            builder.reasoning_end(choice, raw=None if details is None else details.take())
             if not any(builder.in_reasoning(c) for c in builder.turns):
                 self.handlers[ChatContentDelta] = ChatParts._content
 

@@ -177,11 +177,12 @@ class Blocks:
         """Write every block that can be written at the end of the stream.
 
         A clean ending closes them all. A bad one closes text blocks but never
-        a tool call the source did not finish: a client may run a tool call as
-        soon as it closes, and this one's input is cut short.
+        a tool call or a block of reasoning the source did not finish: a client
+        may run a tool call as soon as it closes, and this one's input is cut
+        short; a block of reasoning closes with its replay data, which never came.
         """
         for block in self.queue:
-            if clean or block.kind != "tool":
+            if clean or (block.kind != "tool" and block.kind != "reasoning"):
                 block.ended = True
         self._advance(out)
 
