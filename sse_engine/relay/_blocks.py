@@ -99,6 +99,8 @@ class Blocks:
         self.live: Block | None = None
         #: The source's id for the block of reasoning that opened and has no text yet.
         self._reasoning_id = ""
+        #: The kind of the last block added.
+        self._last_kind = ""
 
     def text(self, kind: str, text: str, out: list[bytes]) -> None:
         """Text of ``kind`` grew: it continues the last block, or starts one."""
@@ -122,14 +124,19 @@ class Blocks:
         if self._open_reasoning() is None:  # else it is that block's start, seen again
             self._reasoning_id = id or ""
 
-    def reasoning_break(self, text: str, out: list[bytes]) -> None:
+    def reasoning_break(self, text: str, own_blocks: bool, out: list[bytes]) -> None:
         """A blank line between two pieces of reasoning (see ``ReasoningDelta.separator``).
 
-        Inside a block it starts the block's next piece (the target says how);
-        between two blocks it is dropped: the target's blocks separate them.
+        Inside a block it starts the block's next piece (the target says how).
+        Between two blocks it is dropped when the target has blocks of reasoning
+        of its own (``own_blocks``: they separate the pieces), or when something
+        else came between them (a reader of the target makes the blank line
+        itself); else (Chat, two blocks in a row) it is reasoning text.
         """
         block = self._open_reasoning()
         if block is None:
+            if not own_blocks and self._last_kind == "reasoning":
+                self.text("reasoning", text, out)
             return
         if block.opened:
             self._writer.reasoning_break(block, text, out)
@@ -187,6 +194,7 @@ class Blocks:
         self._advance(out)
 
     def _add(self, block: Block, out: list[bytes]) -> Block:
+        self._last_kind = block.kind
         queue = self.queue
         if queue and queue[-1].kind != "tool":
             queue[-1].ended = True

@@ -259,12 +259,8 @@ class Emitter:
                 self._text("reasoning", part, out)
             return
         blocks = self._blocks(part.choice, out)
-        if blocks is None:
-            return
-        if self.reasoning_blocks:
-            blocks.reasoning_break(text, out)
-        else:
-            blocks.text("reasoning", text, out)
+        if blocks is not None:
+            blocks.reasoning_break(text, self.reasoning_blocks, out)
 
     def _on_reasoning_start(self, part: ReasoningStart, out: list[bytes]) -> None:
         blocks = self._blocks(part.choice, out)

@@ -118,16 +118,21 @@ def completion_seen(completion: Any, error: str | None = None) -> Seen:
     )
 
 
-def responses_seen(body: bytes) -> Seen:
-    """``ResponseStream`` over ``body``: the terminal event's response object."""
+def response_stream(body: bytes) -> ResponseStream[Any]:
+    """``ResponseStream`` over ``body``, as ``client.responses.stream()`` makes one."""
     raw = openai.Stream(
         cast_to=ResponseStreamEvent,  # type: ignore[arg-type]
         response=_openai_response(body, "responses"),
         client=_OPENAI,
     )
-    stream = ResponseStream(
+    return ResponseStream(
         raw_stream=raw, text_format=openai.omit, input_tools=openai.omit, starting_after=None
     )
+
+
+def responses_seen(body: bytes) -> Seen:
+    """``ResponseStream`` over ``body``: the terminal event's response object."""
+    stream = response_stream(body)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         events = list(stream)
@@ -176,8 +181,8 @@ def response_seen(response: Any, error: str | None = None) -> Seen:
     )
 
 
-def messages_seen(body: bytes) -> Seen:
-    """``MessageStream`` over ``body``: ``get_final_message()``, or the error it raised."""
+def message_stream(body: bytes) -> MessageStream[Any]:
+    """``MessageStream`` over ``body``, as ``client.messages.stream()`` makes one."""
     response = httpx2.Response(
         200,
         headers={"content-type": "text/event-stream"},
@@ -185,7 +190,12 @@ def messages_seen(body: bytes) -> Seen:
         request=httpx2.Request("POST", "https://example.invalid/v1/messages"),
     )
     raw = anthropic.Stream(cast_to=RawMessageStreamEvent, response=response, client=_ANTHROPIC)
-    stream = MessageStream(raw, output_format=anthropic.NOT_GIVEN)
+    return MessageStream(raw, output_format=anthropic.NOT_GIVEN)
+
+
+def messages_seen(body: bytes) -> Seen:
+    """``MessageStream`` over ``body``: ``get_final_message()``, or the error it raised."""
+    stream = message_stream(body)
     try:
         message = stream.get_final_message()
     except anthropic.APIStatusError as exc:

@@ -59,6 +59,9 @@ class Script:
     text: str
     refusal: str
     reasoning: str
+    #: What a Chat client accumulates: the blank line between two blocks of reasoning
+    #: only where nothing came between them (a Chat reader makes it itself elsewhere).
+    chat_reasoning: str
     tools: list[tuple[str, Any]]
     usage: Usage | None
     finish: Finish
@@ -93,7 +96,7 @@ ARGS = st.dictionaries(
 @st.composite
 def scripts(draw: st.DrawFn) -> Script:
     parts: list[Part] = []
-    text = refusal = reasoning = ""
+    text = refusal = reasoning = chat_reasoning = ""
     kinds = draw(st.lists(st.sampled_from(["text", "reasoning", "refusal"]), max_size=4))
     blocks = 0
     for number, kind in enumerate(kinds):
@@ -105,8 +108,11 @@ def scripts(draw: st.DrawFn) -> Script:
             if reasoning:
                 parts.append(ReasoningDelta("\n\n", separator=True))
                 reasoning += "\n\n"
+                if kinds[number - 1] == "reasoning":
+                    chat_reasoning += "\n\n"
             parts += [ReasoningDelta(p) for p in pieces(draw, value)]
             reasoning += value
+            chat_reasoning += value
             if number < len(kinds) - 1 or draw(st.booleans()):
                 parts.append(ReasoningEnd(ReasoningBlock(value), blocks))
             blocks += 1
@@ -173,7 +179,7 @@ def scripts(draw: st.DrawFn) -> Script:
         )
     parts.append(finish)
     turn = Turn(id="abc123", model="model-x", tool_calls=calls)
-    return Script(parts, turn, text, refusal, reasoning, tools, usage, finish)
+    return Script(parts, turn, text, refusal, reasoning, chat_reasoning, tools, usage, finish)
 
 
 @attrs.define
@@ -209,7 +215,7 @@ def expected(target: str, script: Script) -> Seen:
     return Seen(
         text=text,
         refusal=refusal,
-        reasoning=script.reasoning,
+        reasoning=script.chat_reasoning if target == "chat" else script.reasoning,
         tools=tuple(script.tools),
         usage=None if usage is None else (usage.input_tokens or 0, usage.output_tokens or 0),
         finish=word,
