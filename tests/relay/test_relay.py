@@ -308,14 +308,16 @@ def number(event: bytes) -> int:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@settings(max_examples=25, deadline=None)
+@pytest.mark.parametrize("name", ["responses_basic.sse", "responses_reasoning.sse"])
+@settings(max_examples=20, deadline=None)
 @given(cuts=st.lists(st.integers(0, 10_000), min_size=1, max_size=3), replay=st.booleans())
 @example(cuts=[6000, 1500], replay=True)  # cut again before the replay caught up
 def test_a_resumed_upstream_is_relayed_as_if_it_never_broke(
-    target: Target, cuts: list[int], replay: bool
+    target: Target, name: str, cuts: list[int], replay: bool
 ) -> None:
-    """Cut anywhere, once or again while catching up, and resumed: the client sees no seam."""
-    data = capture("responses_basic.sse")
+    """Cut anywhere, once or again while catching up, and resumed: the client sees no seam
+    (a block of reasoning the client has is not opened or ended again)."""
+    data = capture(name)
     if replay:  # agent runs replay from the start
         data = data.replace(b"resp_", b"resp_run_")
     whole = relay_all(ResponsesLane(), target, data)
