@@ -24,15 +24,14 @@ is lane-specific by nature (each exception is named where it is normalised):
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from wire_turns import ERROR_MESSAGE, TurnSpec, render, turn_specs
+from wire_turns import ERROR_MESSAGE, LANES, TurnSpec, read, render, turn_specs
 
-from sse_engine import ChatCompletionsLane, MessagesLane, Outcome, ResponsesLane
+from sse_engine import Outcome
 from sse_engine.parts import (
     Finish,
     Part,
@@ -49,19 +48,6 @@ from sse_engine.parts import (
     Usage,
     UsageUpdate,
 )
-
-LANES = {"chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane}
-
-
-def read(lane: str, data: bytes, cuts: list[int]) -> tuple[list[Part], PartStream]:
-    """``data`` through ``PartStream`` over ``lane``, cut at ``cuts``."""
-    stream = PartStream(LANES[lane]())
-    parts: list[Part] = []
-    bounds = [0, *sorted(c for c in cuts if 0 < c < len(data)), len(data)]
-    for a, b in itertools.pairwise(bounds):
-        parts += stream.feed(data[a:b])
-    parts += stream.close()
-    return parts, stream
 
 
 def comparable(parts: list[Part]) -> list[Any]:

@@ -9,7 +9,6 @@ data, an encrypted content and an id, OpenRouter's reasoning details).
 
 from __future__ import annotations
 
-import itertools
 from importlib.resources import files
 from typing import Any
 
@@ -17,11 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reasoning_turns import ThinkingTurn, render, thinking_turns
+from wire_turns import LANES, read
 
 from sse_engine import (
-    ChatCompletionsLane,
     MessagesLane,
-    ResponsesLane,
     encode_chat_done,
     encode_chat_event,
     encode_messages_event,
@@ -39,18 +37,7 @@ from sse_engine.parts import (
     UsageUpdate,
 )
 
-LANES = {"chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane}
 CAPTURES = files("sse_engine") / "captures"
-
-
-def read(lane: str, data: bytes, cuts: list[int] = []) -> tuple[list[Part], PartStream]:  # noqa: B006
-    stream = PartStream(LANES[lane]())
-    parts: list[Part] = []
-    bounds = [0, *sorted(c for c in cuts if 0 < c < len(data)), len(data)]
-    for a, b in itertools.pairwise(bounds):
-        parts += stream.feed(data[a:b])
-    parts += stream.close()
-    return parts, stream
 
 
 def check_brackets(parts: list[Part], stream: PartStream) -> None:

@@ -3,7 +3,8 @@
 :class:`TurnSpec` says what a turn holds (reasoning, text, tool calls with JSON
 arguments, usage, how it ends); :func:`render` writes it as a Chat
 Completions, Responses or Messages stream, as payload dicts encoded by each
-lane's own frame encoder. :func:`turn_specs` is the hypothesis strategy.
+lane's own frame encoder. :func:`turn_specs` is the hypothesis strategy;
+:func:`read` reads a lane's bytes back as parts, in the reads it is given.
 
 Endings: ``stop``, ``length`` and ``tool_calls`` finish the turn normally
 (``tool_calls`` only when it has calls); ``error`` and ``truncated`` leave the
@@ -21,11 +22,15 @@ from typing import Any
 from hypothesis import strategies as st
 
 from sse_engine import (
+    ChatCompletionsLane,
+    MessagesLane,
+    ResponsesLane,
     encode_chat_done,
     encode_chat_event,
     encode_messages_event,
     encode_responses_event,
 )
+from sse_engine.parts import Part, PartStream
 
 ENDINGS = ("stop", "length", "tool_calls", "error", "truncated")
 ERROR_MESSAGE = "the upstream model failed"
@@ -317,3 +322,17 @@ RENDERERS: dict[str, Callable[[TurnSpec], bytes]] = {
 def render(lane: str, spec: TurnSpec) -> bytes:
     """``spec`` as ``lane``'s wire bytes."""
     return RENDERERS[lane](spec)
+
+
+LANES = {"chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane}
+
+
+def read(lane: str, data: bytes, cuts: list[int] | None = None) -> tuple[list[Part], PartStream]:
+    """``data`` through ``PartStream`` over ``lane``, cut at ``cuts``."""
+    stream = PartStream(LANES[lane]())
+    parts: list[Part] = []
+    bounds = [0, *sorted(c for c in cuts or () if 0 < c < len(data)), len(data)]
+    for a, b in itertools.pairwise(bounds):
+        parts += stream.feed(data[a:b])
+    parts += stream.close()
+    return parts, stream
