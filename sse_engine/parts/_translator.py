@@ -48,7 +48,8 @@ class Translator:
         self.lane = lane
         self.builder = builder
         #: The table in use: a translator may switch to a smaller one once a row
-        #: has done its job (the caller reads it once per batch of events).
+        #: has done its job (the caller reads it once per batch of events, so a
+        #: change that must hold from the next event on is made in place).
         self.handlers = self.HANDLERS
         self._setup()
 
