@@ -6,9 +6,8 @@ reasoning item, its pieces summary parts (a Responses source's item keeps its
 ``id`` and ``encrypted_content``: only a Responses source has them; another
 source's reasoning without text is not written); a tool call is a
 ``function_call`` item (a plain-text tool, a ``custom_tool_call``) whose
-arguments stream as deltas. Every item
-opens with ``output_item.added`` and closes with its ``.done`` events before
-the next opens. The end is ``response.completed`` or ``response.incomplete``
+arguments stream as deltas. Every item opens with ``output_item.added`` and
+closes with its ``.done`` events before the next opens. The end is ``response.completed`` or ``response.incomplete``
 carrying the whole response object (output and usage); a failed or truncated
 source ends with ``error`` then ``response.failed``. Every event carries its
 ``sequence_number``, also written as the SSE ``id:`` line (what a client
@@ -158,7 +157,7 @@ class ResponsesEmitter(Emitter):
             block.item_id = item["id"]
             block.index = len(self._output) - 1
             if block.kind == "reasoning":
-                if block.reasoning is None:  # it has text (a block without is written ended)
+                if block.reasoning is None or block.pending:  # it has text: a summary
                     self._summary_part(block, out)
                 else:
                     block.content_index = -1  # no summary part

@@ -21,9 +21,25 @@ from hypothesis import strategies as st
 from reasoning_turns import CUT, ThinkingTurn, render, thinking_turns
 from relay_oracles import message_stream, response_stream
 
-from sse_engine import ChatCompletionsLane, Lane, MessagesLane, ResponsesLane
-from sse_engine.parts import PartStream, ReasoningBlock, Turn
+from sse_engine import ChatCompletionsLane, Lane, MessagesLane, Outcome, ResponsesLane
+from sse_engine.parts import (
+    Finish,
+    Part,
+    PartStream,
+    ReasoningBlock,
+    ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Turn,
+)
 from sse_engine.relay import Relay, Target
+from sse_engine.relay._emitter import Emitter
+from sse_engine.relay._to_messages import MessagesEmitter
+from sse_engine.relay._to_responses import ResponsesEmitter
 
 CAPTURES = files("sse_engine") / "captures"
 LANES: dict[str, type[Lane[Any]]] = {
@@ -32,6 +48,8 @@ LANES: dict[str, type[Lane[Any]]] = {
     "messages": MessagesLane,
 }
 TARGETS: tuple[Target, ...] = ("chat", "responses", "messages")
+TARGETS_BY_NAME: dict[str, type[Emitter]] = {
+    "responses": ResponsesEmitter, "messages": MessagesEmitter}
 #: A reasoning item's encrypted content, put into the bundled capture's finished items.
 ENCRYPTED = "gAAAAABo-encrypted-reasoning-state=="
 
@@ -164,3 +182,40 @@ def test_another_lanes_client_gets_the_reasoning_text_and_none_of_its_replay_dat
         # One block for each source block with text (Chat runs its blocks together).
         want = [ReasoningBlock(t.text) for t in turn.thoughts if t.text]
         assert [ReasoningBlock(b.text) for b in again.reasoning_blocks] == want
+
+
+# -- a block of reasoning behind a tool call still streaming ------------------------------
+
+@pytest.mark.parametrize("target", ["responses", "messages"])
+def test_a_block_of_reasoning_that_ended_while_waiting_its_turn_keeps_its_text_and_data(
+    target: Target,
+) -> None:
+    """Parts need not be sequential: a block may end while a tool call ahead of it streams.
+    It is written when its turn comes, whole: its text, then its replay data."""
+    call = ToolCall("call_1", "f")
+    block = ReasoningBlock("Hmm.", signature="SIG-x", encrypted_content="ENC-x", id="rs_x")
+    parts: list[Part] = [
+        ToolCallStart("call_1", "f", 0, call=call),
+        ToolCallDelta("call_1", '{"a":', 0, call=call),
+        ReasoningStart(0, id="rs_x"),
+        ReasoningDelta("Hmm."),
+        ReasoningEnd(block, 0),
+        ToolCallDelta("call_1", " 1}", 0, call=call),
+        ToolCallEnd("call_1", "f", '{"a": 1}', {"a": 1}, 0, call=call),
+        Finish("tool_calls", Outcome.COMPLETED),
+    ]
+    emitter = TARGETS_BY_NAME[target](model="m", id=None, created=1)
+    out = emitter.emit(parts, _Source(Turn("resp_1", "m")))
+    (again,) = turn_of(target, out).reasoning_blocks
+    if target == "responses":
+        assert again == ReasoningBlock("Hmm.", encrypted_content="ENC-x", id="rs_x")
+    else:
+        assert again == ReasoningBlock("Hmm.", signature="SIG-x")
+
+
+class _Source:
+    """What an emitter reads besides the parts: the source's turn."""
+
+    def __init__(self, turn: Turn) -> None:
+        self.turn = turn
+        self.turns = [turn]
