@@ -209,8 +209,13 @@ def test_a_block_of_reasoning_that_ended_while_waiting_its_turn_keeps_its_text_a
     (again,) = turn_of(target, out).reasoning_blocks
     if target == "responses":
         assert again == ReasoningBlock("Hmm.", encrypted_content="ENC-x", id="rs_x")
+        item = response_stream(out).get_final_response().output[1]
+        assert item.type == "reasoning" and [s.text for s in item.summary] == ["Hmm."]
     else:
         assert again == ReasoningBlock("Hmm.", signature="SIG-x")
+        thinking = message_stream(out).get_final_message().content[1]
+        assert thinking.type == "thinking"
+        assert (thinking.thinking, thinking.signature) == ("Hmm.", "SIG-x")
 
 
 class _Source:
