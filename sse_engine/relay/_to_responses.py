@@ -7,11 +7,11 @@ reasoning item, its pieces summary parts (a Responses source's item keeps its
 source's reasoning without text is not written); a tool call is a
 ``function_call`` item (a plain-text tool, a ``custom_tool_call``) whose
 arguments stream as deltas. Every item opens with ``output_item.added`` and
-closes with its ``.done`` events before the next opens. The end is ``response.completed`` or ``response.incomplete``
-carrying the whole response object (output and usage); a failed or truncated
-source ends with ``error`` then ``response.failed``. Every event carries its
-``sequence_number``, also written as the SSE ``id:`` line (what a client
-resumes from).
+closes with its ``.done`` events before the next opens. The end is
+``response.completed`` or ``response.incomplete`` carrying the whole response
+object (output and usage); a failed or truncated source ends with ``error``
+then ``response.failed``. Every event carries its ``sequence_number``, also
+written as the SSE ``id:`` line (what a client resumes from).
 """
 
 from __future__ import annotations
