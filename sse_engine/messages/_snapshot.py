@@ -78,7 +78,7 @@ class ContentBlock:
         self._parsed_parts = 0
         self.fields: dict[str, Any] | None = None
 
-    def replace(self, delta: dict[str, Any], keys: tuple[str, ...]) -> None:
+    def _replace(self, delta: dict[str, Any], keys: tuple[str, ...]) -> None:
         """A known delta that sets fields (``compaction_delta``): each key it has replaces."""
         fields = self.fields
         if fields is None:
@@ -87,7 +87,7 @@ class ContentBlock:
             if key in delta:
                 fields[key] = delta[key]
 
-    def merge(self, delta: dict[str, Any]) -> None:
+    def _merge(self, delta: dict[str, Any]) -> None:
         """A delta of a type the lane does not know: its fields merge into the block.
 
         Strings concatenate (onto the block's own string, from its start or
@@ -128,7 +128,7 @@ class ContentBlock:
         """The block's text (text blocks) or thinking (thinking blocks) so far."""
         return self.joined() if self.type in _TEXT_FIELD else ""
 
-    def parse_input(self, loads: JsonLoads) -> None:
+    def _parse_input(self, loads: JsonLoads) -> None:
         """Parse the input JSON fragments (tool blocks), once per new fragment count.
 
         No fragments, or only empty ones, leave the start value (normally
@@ -166,7 +166,7 @@ class ContentBlock:
             if self.signature is not None:
                 block["signature"] = self.signature
         elif kind in TOOL_BLOCK_TYPES:
-            self.parse_input(loads)
+            self._parse_input(loads)
             block["input"] = self.input
         if self.fields:
             for key, value in self.fields.items():
@@ -206,7 +206,7 @@ class MessageSnapshot:
         self.message: dict[str, Any] = {}
         self.usage: dict[str, Any] = {}
         self.content: list[ContentBlock] = []
-        self.by_index: dict[int, ContentBlock] = {}
+        self._by_index: dict[int, ContentBlock] = {}
 
     @property
     def id(self) -> str | None:

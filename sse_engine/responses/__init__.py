@@ -7,8 +7,11 @@ when the two disagree the JSON wins with an ``event_type_mismatch`` warning).
 resume recipe.
 
 - :class:`ResponsesLane`: the lane.
-- :class:`ResponsesEvent` and its subclasses: one frozen class per payload
-  shape, ``type`` is the wire type.
+- One frozen ``@final`` class per payload shape (``ResponseContentDeltaEvent``,
+  ...), whose ``type`` is the wire type, typed as the ``Literal`` of the types
+  it carries; :data:`ResponsesEvent`, their union with ``StreamEnd`` and
+  ``StreamRestarted``, is what the lane returns. :data:`ResponsesEventType` is
+  every type the lane knows, :data:`RESPONSES_EVENT_TYPES` the same at run time.
 - :class:`ResponseSnapshot`, :class:`OutputItem`, :class:`ContentPart`,
   :class:`TextBuffer`: the response as it builds up.
 - :class:`ResumePlan`: the reconnect request, and :class:`RetrievePlan`, the plain
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from sse_engine._public import publish as _publish
 from sse_engine.responses._events import (
+    RESPONSES_EVENT_TYPES,
     ResponseAnnotationEvent,
     ResponseArgumentsDoneEvent,
     ResponseAudioEvent,
@@ -35,6 +39,7 @@ from sse_engine.responses._events import (
     ResponsePartialImageEvent,
     ResponseRefusalDoneEvent,
     ResponsesEvent,
+    ResponsesEventType,
     ResponseShellCommandDeltaEvent,
     ResponseShellCommandEvent,
     ResponseShellOutputDeltaEvent,
@@ -53,6 +58,7 @@ from sse_engine.responses._snapshot import ContentPart, OutputItem, ResponseSnap
 
 __all__ = [
     "ITEM_STATUS_TYPES",
+    "RESPONSES_EVENT_TYPES",
     "ContentPart",
     "OutputItem",
     "ResponseAnnotationEvent",
@@ -82,6 +88,7 @@ __all__ = [
     "ResponseTextDoneEvent",
     "ResponseUnknownEvent",
     "ResponsesEvent",
+    "ResponsesEventType",
     "ResponsesLane",
     "ResumePlan",
     "RetrievePlan",

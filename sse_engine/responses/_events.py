@@ -7,18 +7,30 @@ as ``delta`` fragments, and so on. Each shape is one frozen class here, and
 ``type`` (always the wire type, e.g. ``"response.web_search_call.searching"``)
 tells the members of a class apart. ``raw`` keeps the decoded JSON payload so
 an encoder can re-emit the frame exactly; it takes no part in equality.
+
+Typing: every concrete class is ``@final``, and :data:`ResponsesEvent` is their
+union with ``StreamEnd`` and ``StreamRestarted`` (what the lane's ``feed()``
+returns). ``type`` is one field, declared once on the base as ``str``; each
+class narrows it, for type checkers only (the ``if TYPE_CHECKING`` lines: a
+field redeclared at run time would move to the end of the class's arguments),
+to the ``Literal`` of the wire types it carries, and :data:`EVENT_TYPES` holds
+the same values at run time. So ``event.type == "response.output_txt.delta"``
+on a :class:`ResponseContentDeltaEvent` is a ``comparison-overlap`` error under
+``mypy --strict``. Only :class:`ResponseUnknownEvent` keeps ``type: str``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, final, get_args
 
 import attrs
 
-from sse_engine._lane import LaneEvent
+from sse_engine._lane_events import LaneEvent, StreamEnd, StreamRestarted
 from sse_engine._outcome import StreamError
 
 __all__ = [
+    "EVENT_TYPES",
+    "RESPONSES_EVENT_TYPES",
     "ResponseAnnotationEvent",
     "ResponseArgumentsDoneEvent",
     "ResponseAudioEvent",
@@ -45,15 +57,113 @@ __all__ = [
     "ResponseTextDoneEvent",
     "ResponseUnknownEvent",
     "ResponsesEvent",
+    "ResponsesEventType",
 ]
+
+# The wire types of each event class: the Literal its ``type`` is narrowed to.
+_LifecycleType = Literal["response.created", "response.in_progress", "response.queued"]
+_TerminalType = Literal["response.completed", "response.incomplete", "response.failed"]
+_ErrorType = Literal["error"]
+_OutputItemType = Literal["response.output_item.added", "response.output_item.done"]
+_ItemStatusType = Literal[
+    "response.code_interpreter_call.in_progress",
+    "response.code_interpreter_call.interpreting",
+    "response.code_interpreter_call.completed",
+    "response.file_search_call.in_progress",
+    "response.file_search_call.searching",
+    "response.file_search_call.completed",
+    "response.web_search_call.in_progress",
+    "response.web_search_call.searching",
+    "response.web_search_call.completed",
+    "response.image_generation_call.in_progress",
+    "response.image_generation_call.generating",
+    "response.image_generation_call.completed",
+    "response.mcp_call.in_progress",
+    "response.mcp_call.completed",
+    "response.mcp_call.failed",
+    "response.mcp_list_tools.in_progress",
+    "response.mcp_list_tools.completed",
+    "response.mcp_list_tools.failed",
+    "response.compaction.compacting",
+]
+_CallDeltaType = Literal[
+    "response.function_call_arguments.delta",
+    "response.mcp_call_arguments.delta",
+    "response.kindo_call_arguments.delta",
+    "response.custom_tool_call_input.delta",
+    "response.code_interpreter_call_code.delta",
+]
+_ArgumentsDoneType = Literal[
+    "response.function_call_arguments.done",
+    "response.mcp_call_arguments.done",
+    "response.kindo_call_arguments.done",
+]
+_CustomToolInputDoneType = Literal["response.custom_tool_call_input.done"]
+_CodeDoneType = Literal["response.code_interpreter_call_code.done"]
+_PartialImageType = Literal["response.image_generation_call.partial_image"]
+_ContentPartType = Literal["response.content_part.added", "response.content_part.done"]
+_ContentDeltaType = Literal[
+    "response.output_text.delta", "response.refusal.delta", "response.reasoning_text.delta"
+]
+_TextDoneType = Literal["response.output_text.done", "response.reasoning_text.done"]
+_RefusalDoneType = Literal["response.refusal.done"]
+_AnnotationType = Literal["response.output_text.annotation.added"]
+_SummaryPartType = Literal[
+    "response.reasoning_summary_part.added", "response.reasoning_summary_part.done"
+]
+_SummaryTextDeltaType = Literal["response.reasoning_summary_text.delta"]
+_SummaryTextDoneType = Literal["response.reasoning_summary_text.done"]
+_ShellCommandType = Literal[
+    "response.shell_call_command.added", "response.shell_call_command.done"
+]
+_ShellCommandDeltaType = Literal["response.shell_call_command.delta"]
+_ShellOutputDeltaType = Literal["response.shell_call_output_content.delta"]
+_ShellOutputDoneType = Literal["response.shell_call_output_content.done"]
+_AudioType = Literal[
+    "response.audio.delta",
+    "response.audio.done",
+    "response.audio.transcript.delta",
+    "response.audio.transcript.done",
+]
+
+#: Every event type the lane interprets (``ResponseUnknownEvent`` carries any other).
+ResponsesEventType = Literal[
+    _LifecycleType,
+    _TerminalType,
+    _ErrorType,
+    _OutputItemType,
+    _ItemStatusType,
+    _CallDeltaType,
+    _ArgumentsDoneType,
+    _CustomToolInputDoneType,
+    _CodeDoneType,
+    _PartialImageType,
+    _ContentPartType,
+    _ContentDeltaType,
+    _TextDoneType,
+    _RefusalDoneType,
+    _AnnotationType,
+    _SummaryPartType,
+    _SummaryTextDeltaType,
+    _SummaryTextDoneType,
+    _ShellCommandType,
+    _ShellCommandDeltaType,
+    _ShellOutputDeltaType,
+    _ShellOutputDoneType,
+    _AudioType,
+]
+#: The values of :data:`ResponsesEventType`, at run time.
+RESPONSES_EVENT_TYPES: Final[frozenset[str]] = frozenset(get_args(ResponsesEventType))
 
 
 @attrs.frozen
-class ResponsesEvent(LaneEvent):
+class _ResponsesFrame(LaneEvent):
     """Base of every Responses event: the wire ``type`` and its ``sequence_number``.
 
-    ``sequence_number`` is None only when the server sent none (some gateways'
-    examples omit it). ``raw`` is the decoded JSON payload exactly as received.
+    ``sequence_number`` is None only when the frame carried none (some
+    gateways omit it: a ``missing_sequence_number`` warning) or one that is
+    not an integer (a ``malformed_event`` warning). ``raw`` is the decoded
+    JSON payload exactly as received.
     """
 
     type: str
@@ -61,8 +171,9 @@ class ResponsesEvent(LaneEvent):
     raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False, kw_only=True)
 
 
+@final
 @attrs.frozen
-class ResponseUnknownEvent(ResponsesEvent):
+class ResponseUnknownEvent(_ResponsesFrame):
     """A frame this lane does not interpret, passed through with its ``raw`` payload.
 
     Either an event type the lane does not know (a newer API, a gateway's own
@@ -75,10 +186,11 @@ class ResponseUnknownEvent(ResponsesEvent):
 
 
 @attrs.frozen
-class _ResponseObjectEvent(ResponsesEvent):
+class _ResponseObjectEvent(_ResponsesFrame):
     response: dict[str, Any]
 
 
+@final
 @attrs.frozen
 class ResponseLifecycleEvent(_ResponseObjectEvent):
     """``response.created`` / ``response.in_progress`` / ``response.queued``.
@@ -88,7 +200,11 @@ class ResponseLifecycleEvent(_ResponseObjectEvent):
     what a resume reconnects to.
     """
 
+    if TYPE_CHECKING:
+        type: _LifecycleType
 
+
+@final
 @attrs.frozen
 class ResponseTerminalEvent(_ResponseObjectEvent):
     """``response.completed`` / ``response.incomplete`` / ``response.failed``: the verdict.
@@ -96,6 +212,9 @@ class ResponseTerminalEvent(_ResponseObjectEvent):
     ``response`` is the final response object (authoritative over everything
     streamed before it). A ``StreamEnd`` follows with the outcome.
     """
+
+    if TYPE_CHECKING:
+        type: _TerminalType
 
     @property
     def incomplete_reason(self) -> str | None:
@@ -105,8 +224,9 @@ class ResponseTerminalEvent(_ResponseObjectEvent):
         return reason if isinstance(reason, str) else None
 
 
+@final
 @attrs.frozen
-class ResponseErrorEvent(ResponsesEvent):
+class ResponseErrorEvent(_ResponsesFrame):
     """An ``error`` event: the server reports a failure inside the stream.
 
     Both the flat ``{code, message, param}`` shape and the nested
@@ -114,6 +234,9 @@ class ResponseErrorEvent(ResponsesEvent):
     :class:`StreamError` the lane's ``StreamEnd`` carries. Terminal: a
     ``response.failed`` right after it is the same failure.
     """
+
+    if TYPE_CHECKING:
+        type: _ErrorType
 
     code: str | None
     message: str
@@ -124,8 +247,9 @@ class ResponseErrorEvent(ResponsesEvent):
 # -- output items ----------------------------------------------------------------------
 
 
+@final
 @attrs.frozen
-class ResponseOutputItemEvent(ResponsesEvent):
+class ResponseOutputItemEvent(_ResponsesFrame):
     """``response.output_item.added`` / ``.done``: an output item opens or closes.
 
     ``item`` is the item object (``message``, ``function_call``, ``reasoning``,
@@ -134,22 +258,29 @@ class ResponseOutputItemEvent(ResponsesEvent):
     tool call in it, a UI freezes the message.
     """
 
+    if TYPE_CHECKING:
+        type: _OutputItemType
+
     output_index: int
     item: dict[str, Any]
 
 
 @attrs.frozen
-class ResponseItemEvent(ResponsesEvent):
+class ResponseItemEvent(_ResponsesFrame):
     """Base of the events about one output item: its ``item_id`` and ``output_index``.
 
-    ``output_index`` is filled in from the item when the payload leaves it out
-    (None only when the item is not known at all).
+    ``output_index`` is the item's place in ``response.output``: filled in from
+    the item when the payload leaves it out (an event that names no known item
+    and no index is a ``malformed_event``, passed on as
+    :class:`ResponseUnknownEvent`). ``item_id`` is the payload's, else the
+    item's; None when neither said one.
     """
 
     item_id: str | None
-    output_index: int | None
+    output_index: int
 
 
+@final
 @attrs.frozen
 class ResponseItemStatusEvent(ResponseItemEvent):
     """A hosted tool's progress: ``response.<tool>.in_progress/.searching/.completed/...``.
@@ -159,6 +290,9 @@ class ResponseItemStatusEvent(ResponseItemEvent):
     ``compaction``. A UI shows ``item_type`` + ``status`` ("web_search_call:
     searching"); the snapshot records it on the item as ``progress``.
     """
+
+    if TYPE_CHECKING:
+        type: _ItemStatusType
 
     @property
     def item_type(self) -> str:
@@ -171,6 +305,7 @@ class ResponseItemStatusEvent(ResponseItemEvent):
         return self.type.rsplit(".", 1)[1]
 
 
+@final
 @attrs.frozen
 class ResponseCallDeltaEvent(ResponseItemEvent):
     """A fragment of a tool call's input, to append to what came before.
@@ -182,34 +317,53 @@ class ResponseCallDeltaEvent(ResponseItemEvent):
     call's input as it is written; an agent waits for the ``.done`` event.
     """
 
+    if TYPE_CHECKING:
+        type: _CallDeltaType
+
     delta: str
 
 
+@final
 @attrs.frozen
 class ResponseArgumentsDoneEvent(ResponseItemEvent):
     """``response.function_call_arguments.done`` / ``mcp_call_arguments.done`` /
     ``kindo_call_arguments.done``: the call's complete ``arguments`` JSON text."""
 
+    if TYPE_CHECKING:
+        type: _ArgumentsDoneType
+
     arguments: str
 
 
+@final
 @attrs.frozen
 class ResponseCustomToolInputDoneEvent(ResponseItemEvent):
     """``response.custom_tool_call_input.done``: a custom tool call's complete ``input``."""
 
+    if TYPE_CHECKING:
+        type: _CustomToolInputDoneType
+
     input: str
 
 
+@final
 @attrs.frozen
 class ResponseCodeDoneEvent(ResponseItemEvent):
     """``response.code_interpreter_call_code.done``: the complete ``code`` to run."""
 
+    if TYPE_CHECKING:
+        type: _CodeDoneType
+
     code: str
 
 
+@final
 @attrs.frozen
 class ResponsePartialImageEvent(ResponseItemEvent):
     """``response.image_generation_call.partial_image``: a preview while an image renders."""
+
+    if TYPE_CHECKING:
+        type: _PartialImageType
 
     partial_image_b64: str
     partial_image_index: int
@@ -227,6 +381,7 @@ class _ContentEvent(ResponseItemEvent):
     content_index: int
 
 
+@final
 @attrs.frozen
 class ResponseContentPartEvent(_ContentEvent):
     """``response.content_part.added`` / ``.done``: a message's content part opens or closes.
@@ -235,9 +390,13 @@ class ResponseContentPartEvent(_ContentEvent):
     ``{"type": "refusal", "refusal"}`` (or a reasoning text part); final on ``.done``.
     """
 
+    if TYPE_CHECKING:
+        type: _ContentPartType
+
     part: dict[str, Any]
 
 
+@final
 @attrs.frozen
 class ResponseContentDeltaEvent(_ContentEvent):
     """Text to append to a content part: what a chat UI prints as it arrives.
@@ -247,10 +406,14 @@ class ResponseContentDeltaEvent(_ContentEvent):
     ``response.reasoning_text.delta`` (raw reasoning text).
     """
 
+    if TYPE_CHECKING:
+        type: _ContentDeltaType
+
     delta: str
     logprobs: list[Any] | None = None
 
 
+@final
 @attrs.frozen
 class ResponseTextDoneEvent(_ContentEvent):
     """``response.output_text.done`` / ``response.reasoning_text.done``: the part's full text.
@@ -258,20 +421,31 @@ class ResponseTextDoneEvent(_ContentEvent):
     Authoritative: the snapshot takes this text over the joined deltas.
     """
 
+    if TYPE_CHECKING:
+        type: _TextDoneType
+
     text: str
     logprobs: list[Any] | None = None
 
 
+@final
 @attrs.frozen
 class ResponseRefusalDoneEvent(_ContentEvent):
     """``response.refusal.done``: the full ``refusal`` text of a refusal part."""
 
+    if TYPE_CHECKING:
+        type: _RefusalDoneType
+
     refusal: str
 
 
+@final
 @attrs.frozen
 class ResponseAnnotationEvent(_ContentEvent):
     """``response.output_text.annotation.added``: a citation (URL, file) on a text part."""
+
+    if TYPE_CHECKING:
+        type: _AnnotationType
 
     annotation_index: int
     annotation: Any
@@ -285,6 +459,7 @@ class _SummaryEvent(ResponseItemEvent):
     summary_index: int
 
 
+@final
 @attrs.frozen
 class ResponseSummaryPartEvent(_SummaryEvent):
     """``response.reasoning_summary_part.added`` / ``.done``: a reasoning summary part.
@@ -293,20 +468,31 @@ class ResponseSummaryPartEvent(_SummaryEvent):
     ``"incomplete"`` on a ``.done`` cut short, else None.
     """
 
+    if TYPE_CHECKING:
+        type: _SummaryPartType
+
     part: dict[str, Any]
     status: str | None = None
 
 
+@final
 @attrs.frozen
 class ResponseSummaryTextDeltaEvent(_SummaryEvent):
     """``response.reasoning_summary_text.delta``: summary text to append (a UI's "thoughts")."""
 
+    if TYPE_CHECKING:
+        type: _SummaryTextDeltaType
+
     delta: str
 
 
+@final
 @attrs.frozen
 class ResponseSummaryTextDoneEvent(_SummaryEvent):
     """``response.reasoning_summary_text.done``: the summary part's full text."""
+
+    if TYPE_CHECKING:
+        type: _SummaryTextDoneType
 
     text: str
 
@@ -314,22 +500,30 @@ class ResponseSummaryTextDoneEvent(_SummaryEvent):
 # -- shell calls -------------------------------------------------------------------------
 
 
+@final
 @attrs.frozen
-class ResponseShellCommandEvent(ResponsesEvent):
+class ResponseShellCommandEvent(_ResponsesFrame):
     """``response.shell_call_command.added`` / ``.done``: one command of a ``shell_call``.
 
     These carry no ``item_id``: the ``shell_call`` item is the one at
     ``output_index``; ``command_index`` is the command's place in ``action.commands``.
     """
 
+    if TYPE_CHECKING:
+        type: _ShellCommandType
+
     output_index: int
     command_index: int
     command: str
 
 
+@final
 @attrs.frozen
-class ResponseShellCommandDeltaEvent(ResponsesEvent):
+class ResponseShellCommandDeltaEvent(_ResponsesFrame):
     """``response.shell_call_command.delta``: text to append to a shell command."""
+
+    if TYPE_CHECKING:
+        type: _ShellCommandDeltaType
 
     output_index: int
     command_index: int
@@ -337,17 +531,25 @@ class ResponseShellCommandDeltaEvent(ResponsesEvent):
     obfuscation: str | None = None
 
 
+@final
 @attrs.frozen
 class ResponseShellOutputDeltaEvent(ResponseItemEvent):
     """``response.shell_call_output_content.delta``: ``{"stdout", "stderr"}`` text to append."""
+
+    if TYPE_CHECKING:
+        type: _ShellOutputDeltaType
 
     command_index: int
     delta: dict[str, Any]
 
 
+@final
 @attrs.frozen
 class ResponseShellOutputDoneEvent(ResponseItemEvent):
     """``response.shell_call_output_content.done``: a command's final output entries."""
+
+    if TYPE_CHECKING:
+        type: _ShellOutputDoneType
 
     command_index: int
     output: list[Any]
@@ -356,12 +558,79 @@ class ResponseShellOutputDoneEvent(ResponseItemEvent):
 # -- audio ---------------------------------------------------------------------------
 
 
+@final
 @attrs.frozen
-class ResponseAudioEvent(ResponsesEvent):
+class ResponseAudioEvent(_ResponsesFrame):
     """``response.audio.delta`` / ``.done`` and ``response.audio.transcript.delta`` / ``.done``.
 
     ``delta`` is base64 audio or transcript text on the ``.delta`` events, None
     on ``.done``. Not part of the snapshot (a player consumes it as it comes).
     """
 
+    if TYPE_CHECKING:
+        type: _AudioType
+
     delta: str | None = None
+
+
+#: Every event :class:`~sse_engine.ResponsesLane` emits: what its ``feed()``,
+#: ``close()``, ``resume()`` and ``load()`` return. A union of ``@final``
+#: classes, so ``mypy --strict --warn-unreachable`` flags an ``isinstance``
+#: against another lane's class, and a ``match`` over it can be checked for
+#: exhaustiveness.
+ResponsesEvent: TypeAlias = (
+    ResponseLifecycleEvent
+    | ResponseTerminalEvent
+    | ResponseErrorEvent
+    | ResponseOutputItemEvent
+    | ResponseItemStatusEvent
+    | ResponseCallDeltaEvent
+    | ResponseArgumentsDoneEvent
+    | ResponseCustomToolInputDoneEvent
+    | ResponseCodeDoneEvent
+    | ResponsePartialImageEvent
+    | ResponseContentPartEvent
+    | ResponseContentDeltaEvent
+    | ResponseTextDoneEvent
+    | ResponseRefusalDoneEvent
+    | ResponseAnnotationEvent
+    | ResponseSummaryPartEvent
+    | ResponseSummaryTextDeltaEvent
+    | ResponseSummaryTextDoneEvent
+    | ResponseShellCommandEvent
+    | ResponseShellCommandDeltaEvent
+    | ResponseShellOutputDeltaEvent
+    | ResponseShellOutputDoneEvent
+    | ResponseAudioEvent
+    | ResponseUnknownEvent
+    | StreamEnd
+    | StreamRestarted
+)
+
+#: Each event class and the wire types it carries (the values of its ``type``'s
+#: ``Literal``); every class but :class:`ResponseUnknownEvent`.
+EVENT_TYPES: Final[dict[type[LaneEvent], tuple[str, ...]]] = {
+    ResponseLifecycleEvent: get_args(_LifecycleType),
+    ResponseTerminalEvent: get_args(_TerminalType),
+    ResponseErrorEvent: get_args(_ErrorType),
+    ResponseOutputItemEvent: get_args(_OutputItemType),
+    ResponseItemStatusEvent: get_args(_ItemStatusType),
+    ResponseCallDeltaEvent: get_args(_CallDeltaType),
+    ResponseArgumentsDoneEvent: get_args(_ArgumentsDoneType),
+    ResponseCustomToolInputDoneEvent: get_args(_CustomToolInputDoneType),
+    ResponseCodeDoneEvent: get_args(_CodeDoneType),
+    ResponsePartialImageEvent: get_args(_PartialImageType),
+    ResponseContentPartEvent: get_args(_ContentPartType),
+    ResponseContentDeltaEvent: get_args(_ContentDeltaType),
+    ResponseTextDoneEvent: get_args(_TextDoneType),
+    ResponseRefusalDoneEvent: get_args(_RefusalDoneType),
+    ResponseAnnotationEvent: get_args(_AnnotationType),
+    ResponseSummaryPartEvent: get_args(_SummaryPartType),
+    ResponseSummaryTextDeltaEvent: get_args(_SummaryTextDeltaType),
+    ResponseSummaryTextDoneEvent: get_args(_SummaryTextDoneType),
+    ResponseShellCommandEvent: get_args(_ShellCommandType),
+    ResponseShellCommandDeltaEvent: get_args(_ShellCommandDeltaType),
+    ResponseShellOutputDeltaEvent: get_args(_ShellOutputDeltaType),
+    ResponseShellOutputDoneEvent: get_args(_ShellOutputDoneType),
+    ResponseAudioEvent: get_args(_AudioType),
+}

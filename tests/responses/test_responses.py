@@ -21,7 +21,7 @@ from test_responses_support import (
     usage,
 )
 
-from sse_engine import LaneEvent, Outcome, ProtocolError, StreamEnd
+from sse_engine import LaneEvent, Outcome, ProtocolError, StreamEnd, StreamRestarted
 from sse_engine.responses import (
     ResponseArgumentsDoneEvent,
     ResponseCallDeltaEvent,
@@ -198,7 +198,7 @@ def sse(payload: dict[str, Any], event: str | None = None) -> bytes:
 
 
 def typed(events: list[LaneEvent]) -> list[ResponsesEvent]:
-    return [e for e in events if isinstance(e, ResponsesEvent)]
+    return [e for e in events if not isinstance(e, StreamEnd | StreamRestarted)]
 
 
 def ends(events: list[LaneEvent]) -> list[StreamEnd]:
