@@ -4,9 +4,10 @@ exactly one StreamEnd, warnings and strict mode.
 A lane subclass implements ``_on_event`` (one parsed SSE event in, typed lane
 events out) and, when the transport ends without a terminal event,
 ``_on_transport_end``; it names its event union as the type parameter
-(``Lane[ChatEvent]``), so ``feed()`` and ``close()`` are typed per lane. Everything else (pre-stream JSON error bodies, trailing
-bytes after the end, turning bad bytes into a ProtocolError that keeps what was
-decoded, refusing to go on after one) lives here once.
+(``Lane[ChatEvent]``), so ``feed()`` and ``close()`` are typed per lane.
+Everything else (pre-stream JSON error bodies, trailing bytes after the end,
+turning bad bytes into a ProtocolError that keeps what was decoded, refusing
+to go on after one) lives here once.
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ class Lane(LaneReports, Generic[E]):
     """Shared base of the three lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane.
 
     ``E`` is the lane's event union: ``feed()`` and ``close()`` return
-    ``list[E]`` (``Lane[Any]`` is any lane). ``json_loads`` decodes each event's data (inject ``orjson.loads`` for speed);
-    ``strict`` turns tolerated anomalies into :class:`ProtocolError`;
+    ``list[E]`` (``Lane[Any]`` is any lane). ``json_loads`` decodes each
+    event's data (inject ``orjson.loads`` for speed); ``strict`` turns
+    tolerated anomalies into :class:`ProtocolError`;
     ``max_event_size`` is passed to the :class:`SSEParser` and also bounds a
     pre-stream error body.
     """
@@ -230,7 +232,8 @@ class Lane(LaneReports, Generic[E]):
         every later call raises again. Raises :class:`UsageError` for a
         ``str`` (the lane decodes the bytes itself) or after ``close()``.
         """
-        if type(data) is not bytes and isinstance(data, str):
+        given: object = data  # typed as bytes, but a caller may still pass a str
+        if type(given) is not bytes and isinstance(given, str):
             raise UsageError(
                 "feed() takes bytes, not str: pass the raw body bytes (the lane decodes UTF-8)"
             )

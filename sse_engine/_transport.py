@@ -367,10 +367,10 @@ def _trio_reader(trio: Any) -> BoundedRead:
     async def read(source: AsyncIterator[bytes], timeout: float | None) -> bytes | None:
         if timeout is None:
             return await anext(source)
-        with trio.move_on_after(timeout) as scope:
-            return await anext(source)
-        assert scope.cancelled_caught
-        return None
+        chunk: bytes | None = None  # stays None when the timeout ran out
+        with trio.move_on_after(timeout):
+            chunk = await anext(source)
+        return chunk
 
     return read
 

@@ -80,7 +80,5 @@ def encode_chat_event(item: FrameItem) -> bytes:
         if outcome is Outcome.TRUNCATED:
             reached = item.error is not None and item.error.code == "missing_finish_reason"
             return _CHAT_DONE if reached else b""
-        if outcome is Outcome.FAILED:
-            return _error_frame(item)
-        return b""
+        return _error_frame(item)  # FAILED
     raise not_this_lane(item, "Chat Completions")

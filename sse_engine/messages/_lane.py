@@ -257,7 +257,7 @@ class MessagesLane(BlockAssembly):
                 )
                 if block.is_tool:
                     self._finish_tool_input(block)
-        stop_reason = str_or_none(snap.stop_reason)
+        stop_reason = snap.stop_reason
         outcome = self._verdict(stop_reason)
         out.append(MessageStop(payload, stop_reason))
         self._end(outcome, None, out)

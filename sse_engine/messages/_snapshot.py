@@ -208,25 +208,29 @@ class MessageSnapshot:
         self.content: list[ContentBlock] = []
         self._by_index: dict[int, ContentBlock] = {}
 
+    def _text_field(self, key: str) -> str | None:
+        value = self.message.get(key)
+        return value if type(value) is str else None
+
     @property
     def id(self) -> str | None:
-        """The message id (``msg_...``)."""
-        return self.message.get("id")
+        """The message id (``msg_...``); None until a string one arrived."""
+        return self._text_field("id")
 
     @property
     def model(self) -> str | None:
-        """The model that answers."""
-        return self.message.get("model")
+        """The model that answers; None until a string one arrived."""
+        return self._text_field("model")
 
     @property
     def stop_reason(self) -> str | None:
-        """The stop reason from ``message_delta`` (None until it arrives)."""
-        return self.message.get("stop_reason")
+        """The stop reason from ``message_delta`` (None until a string one arrives)."""
+        return self._text_field("stop_reason")
 
     @property
     def stop_sequence(self) -> str | None:
         """The stop sequence that ended the turn, if that is why it stopped."""
-        return self.message.get("stop_sequence")
+        return self._text_field("stop_sequence")
 
     @property
     def text(self) -> str:

@@ -20,8 +20,8 @@ from sse_engine._sse import ServerSentEvent
 from sse_engine.responses._events import (
     ResponseErrorEvent,
     ResponseLifecycleEvent,
-    ResponseTerminalEvent,
     ResponsesEvent,
+    ResponseTerminalEvent,
     ResponseUnknownEvent,
 )
 from sse_engine.responses._fields import Malformed

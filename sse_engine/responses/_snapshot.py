@@ -324,7 +324,9 @@ class ResponseSnapshot:
         self.response = response
         self.terminal = True
 
-    def _add(self, output_index: int, item: dict[str, Any], *, implicit: bool = False) -> OutputItem:
+    def _add(
+        self, output_index: int, item: dict[str, Any], *, implicit: bool = False
+    ) -> OutputItem:
         state = OutputItem(output_index, item, implicit=implicit)
         old = self._by_index.get(output_index)
         if old is not None:
