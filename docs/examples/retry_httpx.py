@@ -13,14 +13,12 @@ $OPENAI_API_KEY / $ANTHROPIC_API_KEY. Prints the text, each retry, then the outc
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import attrs
 import httpx
 
 from sse_engine import (
@@ -59,18 +57,13 @@ def show(event: LaneEvent) -> None:
         print(event.text, end="", flush=True)
 
 
-def next_delay(
-    lane: Lane[Any], headers: Mapping[str, str], policy: RetryPolicy, attempt: int
-) -> float | None:
+def next_delay(lane: Lane[Any], policy: RetryPolicy, attempt: int) -> float | None:
     """How long to wait before sending the request again, or None: this attempt is the answer."""
     error = lane.error
     if lane.outcome in (Outcome.COMPLETED, Outcome.INCOMPLETE) or error is None:
         return None
-    # FALLBACK, until lanes fill StreamError.retry_after from the headers given to
-    # start() themselves (a change on its way): read the header here. Remove it then.
-    if error.retry_after is None and (value := headers.get("retry-after")) is not None:
-        with contextlib.suppress(ValueError):
-            error = attrs.evolve(error, retry_after=float(value))
+    # The lane read Retry-After / retry-after-ms from the headers given to start():
+    # policy.delay() waits what the server asked, or backs off.
     delay = policy.delay(error, attempt)  # None: not retryable, or attempts used up
     if delay is not None:
         print(f"\n[attempt {attempt} failed ({error.code or error.type}): retry in {delay:.2f} s]")
@@ -97,7 +90,7 @@ def post_with_retries(
                     show(event)
             except httpx.TransportError as exc:  # the lane ended TRUNCATED: retryable
                 print(f"\n[transport error: {exc!r}]")
-        delay = next_delay(lane, response.headers, policy, attempt)
+        delay = next_delay(lane, policy, attempt)
         if delay is None:
             return lane
         sleep(delay)
@@ -123,7 +116,7 @@ async def apost_with_retries(
                     show(event)
             except httpx.TransportError as exc:
                 print(f"\n[transport error: {exc!r}]")
-        delay = next_delay(lane, response.headers, policy, attempt)
+        delay = next_delay(lane, policy, attempt)
         if delay is None:
             return lane
         await sleep(delay)

@@ -25,20 +25,10 @@ from sse_engine._lane import LaneEvent
 from sse_engine._outcome import Outcome
 from sse_engine._reconnect import MAX_ERROR_BODY
 from sse_engine._transport import aiter_events, iter_events
-from sse_engine.chat import ChatCompletionsLane
 from sse_engine.responses import ResponsesLane, ResumePlan
 
 NO_JITTER = RetryPolicy(random=lambda: 0.0)
 CUT = "cut=9:25"
-
-
-def lane_reads_retry_after() -> bool:
-    """Whether lanes fill ``StreamError.retry_after`` from the headers given to start()."""
-    lane = ChatCompletionsLane()
-    lane.start(429, {"content-type": "application/json", "retry-after": "3"})
-    lane.feed(b'{"error": {"message": "slow down", "code": "rate_limit_exceeded"}}')
-    lane.close()
-    return lane.error is not None and lane.error.retry_after == 3.0
 
 
 def uncut() -> tuple[ResponsesLane, list[LaneEvent]]:
@@ -119,11 +109,6 @@ def test_the_streams_retry_field_paces_retryable_refusals(stream_server: StreamS
     assert result.slept == [0.04, 0.04]
 
 
-@pytest.mark.xfail(
-    not lane_reads_retry_after(),
-    reason="lanes do not fill StreamError.retry_after from start() headers yet",
-    strict=True,
-)
 def test_a_refusal_with_retry_after_waits_what_the_server_asked(
     stream_server: StreamServer,
 ) -> None:
@@ -134,11 +119,6 @@ def test_a_refusal_with_retry_after_waits_what_the_server_asked(
     assert result.slept == [0.04, 3.0]  # the server's Retry-After beats the retry: field
 
 
-@pytest.mark.xfail(
-    not lane_reads_retry_after(),
-    reason="lanes do not fill StreamError.retry_after from start() headers yet",
-    strict=True,
-)
 def test_a_refusal_whose_retry_after_is_too_long_is_not_retried(
     stream_server: StreamServer,
 ) -> None:
