@@ -123,11 +123,7 @@ class Lane(LaneReports, Generic[E]):
 
     @property
     def snapshot(self) -> Any:
-        """What has been assembled so far; ``snapshot.to_api()`` is the API's own object.
-
-        Each lane types it: a ``ChatCompletionSnapshot``, a ``ResponseSnapshot``,
-        a ``MessageSnapshot``.
-        """
+        """What has been assembled so far (each lane types it); ``to_api()`` is the API's object."""
         raise NotImplementedError
 
     def _on_event(self, sse: ServerSentEvent, out: list[E]) -> None:
@@ -143,11 +139,7 @@ class Lane(LaneReports, Generic[E]):
         return None
 
     def resume(self) -> list[E]:
-        """Ready the lane for a new connection's bytes (see :meth:`resume_plan`).
-
-        Only a lane that can resume (``ResponsesLane``) does; any other raises
-        :class:`UsageError`.
-        """
+        """Ready the lane for a reconnection's bytes; :class:`UsageError` if it cannot resume."""
         raise UsageError(f"a {self.api_name} stream cannot be resumed")
 
     @property
@@ -268,13 +260,11 @@ class Lane(LaneReports, Generic[E]):
     def close(self, *, error: StreamError | None = None) -> list[E]:
         """The transport ended: return the final events (a ``StreamEnd`` if not yet sent).
 
-        ``error`` says why it ended when the caller knows more than "the bytes
-        ended" (the transport's exception, an expired deadline, a refused
-        resume, as :func:`iter_events` does): a stream that ends ``TRUNCATED``
-        here ends with that error instead of the lane's own
-        ``stream_truncated``. It changes nothing else: an outcome the stream
-        decided itself stands. Closing twice is harmless; ``feed()`` after
-        ``close()`` raises :class:`UsageError`.
+        ``error`` is why, when the caller knows more than "the bytes ended" (the
+        transport's exception, an expired deadline, a refused resume, as
+        :func:`iter_events` passes them): a ``TRUNCATED`` end carries it instead
+        of the lane's own; any other outcome stands. Closing twice is harmless;
+        ``feed()`` after ``close()`` raises :class:`UsageError`.
         """
         state = self._state
         if state is _FAILED:

@@ -30,7 +30,7 @@ import pytest
 import sse_engine
 from sse_engine import LaneEvent, StreamEnd, StreamRestarted, chat, messages, responses
 from sse_engine.responses import RESPONSES_EVENT_TYPES
-from sse_engine.responses._events import EVENT_TYPES
+from sse_engine.responses._types import EVENT_TYPES
 
 ROOT = Path(__file__).resolve().parent.parent
 

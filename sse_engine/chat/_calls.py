@@ -248,8 +248,12 @@ class CallAssembly(Lane[ChatEvent]):
             out.append(ChatFunctionCallDone(state.index, name, call.arguments, raw=raw))
 
     def _unnamed(self, what: str) -> str:
-        """The name of a complete call no fragment named: ``""``, with a warning."""
-        self._violation("tool_call_without_name", f"{what} was complete without a name")
+        """The name of a complete call no fragment named: ``""``, with a warning.
+
+        Not a strict-mode error: the stream is well formed, only the call is
+        unusable (a relay passes such a call on as it came).
+        """
+        self._warn("tool_call_without_name", f"{what} was complete without a name")
         return ""
 
     # -- anomalies ------------------------------------------------------------------------

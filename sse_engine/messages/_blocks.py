@@ -239,7 +239,7 @@ class BlockAssembly(Lane[MessagesEvent]):
         name = block.start.get("name")
         if type(name) is str:
             return name
-        self._violation(
+        self._warn(  # not a strict-mode error: the stream is well formed, the call unusable
             "tool_call_without_name", f"block {block.index} ({block.type}) stopped without a name"
         )
         return ""

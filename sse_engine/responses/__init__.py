@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from sse_engine._public import publish as _publish
 from sse_engine.responses._events import (
-    RESPONSES_EVENT_TYPES,
     ResponseAnnotationEvent,
     ResponseArgumentsDoneEvent,
     ResponseAudioEvent,
@@ -38,8 +37,6 @@ from sse_engine.responses._events import (
     ResponseOutputItemEvent,
     ResponsePartialImageEvent,
     ResponseRefusalDoneEvent,
-    ResponsesEvent,
-    ResponsesEventType,
     ResponseShellCommandDeltaEvent,
     ResponseShellCommandEvent,
     ResponseShellOutputDeltaEvent,
@@ -55,6 +52,11 @@ from sse_engine.responses._frames import encode_responses_event
 from sse_engine.responses._lane import ITEM_STATUS_TYPES, ResponsesLane
 from sse_engine.responses._resume import ResumePlan, RetrievePlan
 from sse_engine.responses._snapshot import ContentPart, OutputItem, ResponseSnapshot, TextBuffer
+from sse_engine.responses._types import (
+    RESPONSES_EVENT_TYPES,
+    ResponsesEvent,
+    ResponsesEventType,
+)
 
 __all__ = [
     "ITEM_STATUS_TYPES",

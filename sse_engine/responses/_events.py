@@ -8,29 +8,30 @@ as ``delta`` fragments, and so on. Each shape is one frozen class here, and
 tells the members of a class apart. ``raw`` keeps the decoded JSON payload so
 an encoder can re-emit the frame exactly; it takes no part in equality.
 
-Typing: every concrete class is ``@final``, and :data:`ResponsesEvent` is their
-union with ``StreamEnd`` and ``StreamRestarted`` (what the lane's ``feed()``
-returns). ``type`` is one field, declared once on the base as ``str``; each
+Typing: every concrete class is ``@final``; their union with ``StreamEnd``
+and ``StreamRestarted``, ``ResponsesEvent``, is in ``_types.py`` with the
+wire types. ``type`` is one field, declared once on the base as ``str``; each
 class narrows it, for type checkers only (the ``if TYPE_CHECKING`` lines: a
 field redeclared at run time would move to the end of the class's arguments),
-to the ``Literal`` of the wire types it carries, and :data:`EVENT_TYPES` holds
-the same values at run time. So ``event.type == "response.output_txt.delta"``
+to the ``Literal`` of the wire types it carries, and ``_types.EVENT_TYPES``
+holds the same values at run time. So ``event.type == "response.output_txt.delta"``
 on a :class:`ResponseContentDeltaEvent` is a ``comparison-overlap`` error under
 ``mypy --strict``. Only :class:`ResponseUnknownEvent` keeps ``type: str``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, final, get_args
+from typing import TYPE_CHECKING, Any, final
 
 import attrs
 
-from sse_engine._lane_events import LaneEvent, StreamEnd, StreamRestarted
+from sse_engine._lane_events import LaneEvent
 from sse_engine._outcome import StreamError
 
+if TYPE_CHECKING:  # the Literal each class narrows its ``type`` to
+    from sse_engine.responses import _types as wire
+
 __all__ = [
-    "EVENT_TYPES",
-    "RESPONSES_EVENT_TYPES",
     "ResponseAnnotationEvent",
     "ResponseArgumentsDoneEvent",
     "ResponseAudioEvent",
@@ -56,104 +57,8 @@ __all__ = [
     "ResponseTerminalEvent",
     "ResponseTextDoneEvent",
     "ResponseUnknownEvent",
-    "ResponsesEvent",
-    "ResponsesEventType",
 ]
 
-# The wire types of each event class: the Literal its ``type`` is narrowed to.
-_LifecycleType = Literal["response.created", "response.in_progress", "response.queued"]
-_TerminalType = Literal["response.completed", "response.incomplete", "response.failed"]
-_ErrorType = Literal["error"]
-_OutputItemType = Literal["response.output_item.added", "response.output_item.done"]
-_ItemStatusType = Literal[
-    "response.code_interpreter_call.in_progress",
-    "response.code_interpreter_call.interpreting",
-    "response.code_interpreter_call.completed",
-    "response.file_search_call.in_progress",
-    "response.file_search_call.searching",
-    "response.file_search_call.completed",
-    "response.web_search_call.in_progress",
-    "response.web_search_call.searching",
-    "response.web_search_call.completed",
-    "response.image_generation_call.in_progress",
-    "response.image_generation_call.generating",
-    "response.image_generation_call.completed",
-    "response.mcp_call.in_progress",
-    "response.mcp_call.completed",
-    "response.mcp_call.failed",
-    "response.mcp_list_tools.in_progress",
-    "response.mcp_list_tools.completed",
-    "response.mcp_list_tools.failed",
-    "response.compaction.compacting",
-]
-_CallDeltaType = Literal[
-    "response.function_call_arguments.delta",
-    "response.mcp_call_arguments.delta",
-    "response.kindo_call_arguments.delta",
-    "response.custom_tool_call_input.delta",
-    "response.code_interpreter_call_code.delta",
-]
-_ArgumentsDoneType = Literal[
-    "response.function_call_arguments.done",
-    "response.mcp_call_arguments.done",
-    "response.kindo_call_arguments.done",
-]
-_CustomToolInputDoneType = Literal["response.custom_tool_call_input.done"]
-_CodeDoneType = Literal["response.code_interpreter_call_code.done"]
-_PartialImageType = Literal["response.image_generation_call.partial_image"]
-_ContentPartType = Literal["response.content_part.added", "response.content_part.done"]
-_ContentDeltaType = Literal[
-    "response.output_text.delta", "response.refusal.delta", "response.reasoning_text.delta"
-]
-_TextDoneType = Literal["response.output_text.done", "response.reasoning_text.done"]
-_RefusalDoneType = Literal["response.refusal.done"]
-_AnnotationType = Literal["response.output_text.annotation.added"]
-_SummaryPartType = Literal[
-    "response.reasoning_summary_part.added", "response.reasoning_summary_part.done"
-]
-_SummaryTextDeltaType = Literal["response.reasoning_summary_text.delta"]
-_SummaryTextDoneType = Literal["response.reasoning_summary_text.done"]
-_ShellCommandType = Literal[
-    "response.shell_call_command.added", "response.shell_call_command.done"
-]
-_ShellCommandDeltaType = Literal["response.shell_call_command.delta"]
-_ShellOutputDeltaType = Literal["response.shell_call_output_content.delta"]
-_ShellOutputDoneType = Literal["response.shell_call_output_content.done"]
-_AudioType = Literal[
-    "response.audio.delta",
-    "response.audio.done",
-    "response.audio.transcript.delta",
-    "response.audio.transcript.done",
-]
-
-#: Every event type the lane interprets (``ResponseUnknownEvent`` carries any other).
-ResponsesEventType = Literal[
-    _LifecycleType,
-    _TerminalType,
-    _ErrorType,
-    _OutputItemType,
-    _ItemStatusType,
-    _CallDeltaType,
-    _ArgumentsDoneType,
-    _CustomToolInputDoneType,
-    _CodeDoneType,
-    _PartialImageType,
-    _ContentPartType,
-    _ContentDeltaType,
-    _TextDoneType,
-    _RefusalDoneType,
-    _AnnotationType,
-    _SummaryPartType,
-    _SummaryTextDeltaType,
-    _SummaryTextDoneType,
-    _ShellCommandType,
-    _ShellCommandDeltaType,
-    _ShellOutputDeltaType,
-    _ShellOutputDoneType,
-    _AudioType,
-]
-#: The values of :data:`ResponsesEventType`, at run time.
-RESPONSES_EVENT_TYPES: Final[frozenset[str]] = frozenset(get_args(ResponsesEventType))
 
 
 @attrs.frozen
@@ -201,7 +106,7 @@ class ResponseLifecycleEvent(_ResponseObjectEvent):
     """
 
     if TYPE_CHECKING:
-        type: _LifecycleType
+        type: wire.LifecycleType
 
 
 @final
@@ -214,7 +119,7 @@ class ResponseTerminalEvent(_ResponseObjectEvent):
     """
 
     if TYPE_CHECKING:
-        type: _TerminalType
+        type: wire.TerminalType
 
     @property
     def incomplete_reason(self) -> str | None:
@@ -236,7 +141,7 @@ class ResponseErrorEvent(_ResponsesFrame):
     """
 
     if TYPE_CHECKING:
-        type: _ErrorType
+        type: wire.ErrorType
 
     code: str | None
     message: str
@@ -259,7 +164,7 @@ class ResponseOutputItemEvent(_ResponsesFrame):
     """
 
     if TYPE_CHECKING:
-        type: _OutputItemType
+        type: wire.OutputItemType
 
     output_index: int
     item: dict[str, Any]
@@ -292,7 +197,7 @@ class ResponseItemStatusEvent(ResponseItemEvent):
     """
 
     if TYPE_CHECKING:
-        type: _ItemStatusType
+        type: wire.ItemStatusType
 
     @property
     def item_type(self) -> str:
@@ -318,7 +223,7 @@ class ResponseCallDeltaEvent(ResponseItemEvent):
     """
 
     if TYPE_CHECKING:
-        type: _CallDeltaType
+        type: wire.CallDeltaType
 
     delta: str
 
@@ -330,7 +235,7 @@ class ResponseArgumentsDoneEvent(ResponseItemEvent):
     ``kindo_call_arguments.done``: the call's complete ``arguments`` JSON text."""
 
     if TYPE_CHECKING:
-        type: _ArgumentsDoneType
+        type: wire.ArgumentsDoneType
 
     arguments: str
 
@@ -341,7 +246,7 @@ class ResponseCustomToolInputDoneEvent(ResponseItemEvent):
     """``response.custom_tool_call_input.done``: a custom tool call's complete ``input``."""
 
     if TYPE_CHECKING:
-        type: _CustomToolInputDoneType
+        type: wire.CustomToolInputDoneType
 
     input: str
 
@@ -352,7 +257,7 @@ class ResponseCodeDoneEvent(ResponseItemEvent):
     """``response.code_interpreter_call_code.done``: the complete ``code`` to run."""
 
     if TYPE_CHECKING:
-        type: _CodeDoneType
+        type: wire.CodeDoneType
 
     code: str
 
@@ -363,7 +268,7 @@ class ResponsePartialImageEvent(ResponseItemEvent):
     """``response.image_generation_call.partial_image``: a preview while an image renders."""
 
     if TYPE_CHECKING:
-        type: _PartialImageType
+        type: wire.PartialImageType
 
     partial_image_b64: str
     partial_image_index: int
@@ -391,7 +296,7 @@ class ResponseContentPartEvent(_ContentEvent):
     """
 
     if TYPE_CHECKING:
-        type: _ContentPartType
+        type: wire.ContentPartType
 
     part: dict[str, Any]
 
@@ -407,7 +312,7 @@ class ResponseContentDeltaEvent(_ContentEvent):
     """
 
     if TYPE_CHECKING:
-        type: _ContentDeltaType
+        type: wire.ContentDeltaType
 
     delta: str
     logprobs: list[Any] | None = None
@@ -422,7 +327,7 @@ class ResponseTextDoneEvent(_ContentEvent):
     """
 
     if TYPE_CHECKING:
-        type: _TextDoneType
+        type: wire.TextDoneType
 
     text: str
     logprobs: list[Any] | None = None
@@ -434,7 +339,7 @@ class ResponseRefusalDoneEvent(_ContentEvent):
     """``response.refusal.done``: the full ``refusal`` text of a refusal part."""
 
     if TYPE_CHECKING:
-        type: _RefusalDoneType
+        type: wire.RefusalDoneType
 
     refusal: str
 
@@ -445,7 +350,7 @@ class ResponseAnnotationEvent(_ContentEvent):
     """``response.output_text.annotation.added``: a citation (URL, file) on a text part."""
 
     if TYPE_CHECKING:
-        type: _AnnotationType
+        type: wire.AnnotationType
 
     annotation_index: int
     annotation: Any
@@ -469,7 +374,7 @@ class ResponseSummaryPartEvent(_SummaryEvent):
     """
 
     if TYPE_CHECKING:
-        type: _SummaryPartType
+        type: wire.SummaryPartType
 
     part: dict[str, Any]
     status: str | None = None
@@ -481,7 +386,7 @@ class ResponseSummaryTextDeltaEvent(_SummaryEvent):
     """``response.reasoning_summary_text.delta``: summary text to append (a UI's "thoughts")."""
 
     if TYPE_CHECKING:
-        type: _SummaryTextDeltaType
+        type: wire.SummaryTextDeltaType
 
     delta: str
 
@@ -492,7 +397,7 @@ class ResponseSummaryTextDoneEvent(_SummaryEvent):
     """``response.reasoning_summary_text.done``: the summary part's full text."""
 
     if TYPE_CHECKING:
-        type: _SummaryTextDoneType
+        type: wire.SummaryTextDoneType
 
     text: str
 
@@ -510,7 +415,7 @@ class ResponseShellCommandEvent(_ResponsesFrame):
     """
 
     if TYPE_CHECKING:
-        type: _ShellCommandType
+        type: wire.ShellCommandType
 
     output_index: int
     command_index: int
@@ -523,7 +428,7 @@ class ResponseShellCommandDeltaEvent(_ResponsesFrame):
     """``response.shell_call_command.delta``: text to append to a shell command."""
 
     if TYPE_CHECKING:
-        type: _ShellCommandDeltaType
+        type: wire.ShellCommandDeltaType
 
     output_index: int
     command_index: int
@@ -537,7 +442,7 @@ class ResponseShellOutputDeltaEvent(ResponseItemEvent):
     """``response.shell_call_output_content.delta``: ``{"stdout", "stderr"}`` text to append."""
 
     if TYPE_CHECKING:
-        type: _ShellOutputDeltaType
+        type: wire.ShellOutputDeltaType
 
     command_index: int
     delta: dict[str, Any]
@@ -549,7 +454,7 @@ class ResponseShellOutputDoneEvent(ResponseItemEvent):
     """``response.shell_call_output_content.done``: a command's final output entries."""
 
     if TYPE_CHECKING:
-        type: _ShellOutputDoneType
+        type: wire.ShellOutputDoneType
 
     command_index: int
     output: list[Any]
@@ -568,69 +473,6 @@ class ResponseAudioEvent(_ResponsesFrame):
     """
 
     if TYPE_CHECKING:
-        type: _AudioType
+        type: wire.AudioType
 
     delta: str | None = None
-
-
-#: Every event :class:`~sse_engine.ResponsesLane` emits: what its ``feed()``,
-#: ``close()``, ``resume()`` and ``load()`` return. A union of ``@final``
-#: classes, so ``mypy --strict --warn-unreachable`` flags an ``isinstance``
-#: against another lane's class, and a ``match`` over it can be checked for
-#: exhaustiveness.
-ResponsesEvent: TypeAlias = (
-    ResponseLifecycleEvent
-    | ResponseTerminalEvent
-    | ResponseErrorEvent
-    | ResponseOutputItemEvent
-    | ResponseItemStatusEvent
-    | ResponseCallDeltaEvent
-    | ResponseArgumentsDoneEvent
-    | ResponseCustomToolInputDoneEvent
-    | ResponseCodeDoneEvent
-    | ResponsePartialImageEvent
-    | ResponseContentPartEvent
-    | ResponseContentDeltaEvent
-    | ResponseTextDoneEvent
-    | ResponseRefusalDoneEvent
-    | ResponseAnnotationEvent
-    | ResponseSummaryPartEvent
-    | ResponseSummaryTextDeltaEvent
-    | ResponseSummaryTextDoneEvent
-    | ResponseShellCommandEvent
-    | ResponseShellCommandDeltaEvent
-    | ResponseShellOutputDeltaEvent
-    | ResponseShellOutputDoneEvent
-    | ResponseAudioEvent
-    | ResponseUnknownEvent
-    | StreamEnd
-    | StreamRestarted
-)
-
-#: Each event class and the wire types it carries (the values of its ``type``'s
-#: ``Literal``); every class but :class:`ResponseUnknownEvent`.
-EVENT_TYPES: Final[dict[type[LaneEvent], tuple[str, ...]]] = {
-    ResponseLifecycleEvent: get_args(_LifecycleType),
-    ResponseTerminalEvent: get_args(_TerminalType),
-    ResponseErrorEvent: get_args(_ErrorType),
-    ResponseOutputItemEvent: get_args(_OutputItemType),
-    ResponseItemStatusEvent: get_args(_ItemStatusType),
-    ResponseCallDeltaEvent: get_args(_CallDeltaType),
-    ResponseArgumentsDoneEvent: get_args(_ArgumentsDoneType),
-    ResponseCustomToolInputDoneEvent: get_args(_CustomToolInputDoneType),
-    ResponseCodeDoneEvent: get_args(_CodeDoneType),
-    ResponsePartialImageEvent: get_args(_PartialImageType),
-    ResponseContentPartEvent: get_args(_ContentPartType),
-    ResponseContentDeltaEvent: get_args(_ContentDeltaType),
-    ResponseTextDoneEvent: get_args(_TextDoneType),
-    ResponseRefusalDoneEvent: get_args(_RefusalDoneType),
-    ResponseAnnotationEvent: get_args(_AnnotationType),
-    ResponseSummaryPartEvent: get_args(_SummaryPartType),
-    ResponseSummaryTextDeltaEvent: get_args(_SummaryTextDeltaType),
-    ResponseSummaryTextDoneEvent: get_args(_SummaryTextDoneType),
-    ResponseShellCommandEvent: get_args(_ShellCommandType),
-    ResponseShellCommandDeltaEvent: get_args(_ShellCommandDeltaType),
-    ResponseShellOutputDeltaEvent: get_args(_ShellOutputDeltaType),
-    ResponseShellOutputDoneEvent: get_args(_ShellOutputDoneType),
-    ResponseAudioEvent: get_args(_AudioType),
-}

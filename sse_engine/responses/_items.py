@@ -15,7 +15,6 @@ from typing import Any, Final
 from sse_engine._json import describe
 from sse_engine._lane import Lane
 from sse_engine.responses._events import (
-    EVENT_TYPES,
     ResponseAnnotationEvent,
     ResponseArgumentsDoneEvent,
     ResponseAudioEvent,
@@ -28,7 +27,6 @@ from sse_engine.responses._events import (
     ResponseOutputItemEvent,
     ResponsePartialImageEvent,
     ResponseRefusalDoneEvent,
-    ResponsesEvent,
     ResponseShellCommandDeltaEvent,
     ResponseShellCommandEvent,
     ResponseShellOutputDeltaEvent,
@@ -45,6 +43,7 @@ from sse_engine.responses._snapshot import (
     ResponseSnapshot,
     TextBuffer,
 )
+from sse_engine.responses._types import EVENT_TYPES, ResponsesEvent
 
 __all__ = ["CALL_KINDS", "CONTENT_KINDS", "ITEM_STATUS_TYPES", "ItemAssembly"]
 

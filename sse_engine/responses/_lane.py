@@ -20,7 +20,6 @@ from sse_engine._sse import ServerSentEvent
 from sse_engine.responses._events import (
     ResponseErrorEvent,
     ResponseLifecycleEvent,
-    ResponsesEvent,
     ResponseTerminalEvent,
     ResponseUnknownEvent,
 )
@@ -33,6 +32,7 @@ from sse_engine.responses._snapshot import (
     OutputItem,
     ResponseSnapshot,
 )
+from sse_engine.responses._types import ResponsesEvent
 
 __all__ = ["ITEM_STATUS_TYPES", "ResponsesLane"]
 

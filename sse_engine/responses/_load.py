@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from sse_engine._errors import UsageError
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.responses._events import ResponsesEvent
 from sse_engine.responses._snapshot import ResponseSnapshot
+from sse_engine.responses._types import ResponsesEvent
 
 if TYPE_CHECKING:
     from sse_engine.responses._lane import ResponsesLane
