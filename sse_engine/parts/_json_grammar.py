@@ -1,6 +1,7 @@
 """The JSON grammar as PartialJSON reads it: its states, their expectations, numbers.
 
-Constant tables only; the reader is :mod:`sse_engine.parts._partial_json`,
+Constant tables only; the reader is :mod:`sse_engine.parts._partial_json` (its tree
+:mod:`sse_engine.parts._json_tree`),
 strings are read by :mod:`sse_engine.parts._json_string`.
 """
 

@@ -16,6 +16,9 @@ fragment is taken by one regex match (strings are decoded by the C routine of
 :class:`~sse_engine.parts._json_string.StringReader`, which decodes it run by
 run; a number or literal cut by one goes through the number automaton or a
 character compare. Each keeps just enough state to resume.
+
+This room is the tokenizer; the tree it fills, and the place in it, is the base
+class :class:`~sse_engine.parts._json_tree.ValueTree`.
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ from sse_engine.parts._json_events import (
     JSONPath,
     JSONStreamError,
     JSONStringDelta,
-    JSONValue,
 )
 from sse_engine.parts._json_grammar import (
     ABSENT,
@@ -56,11 +58,12 @@ from sse_engine.parts._json_grammar import (
     WS_CHARS,
 )
 from sse_engine.parts._json_string import RUN, StringReader, scanstring
+from sse_engine.parts._json_tree import ValueTree
 
 __all__ = ["PartialJSON"]
 
 
-class PartialJSON:
+class PartialJSON(ValueTree):
     """An incremental, linear-time reader of one JSON value (RFC 8259, strict).
 
     Feed it the text as it arrives; each :meth:`feed` returns the
@@ -78,19 +81,14 @@ class PartialJSON:
     """
 
     __slots__ = (
-        "_base", "_closed", "_error", "_in_key", "_key", "_max_depth", "_nat", "_nparts", "_nq",
-        "_partial_strings", "_parts", "_paths", "_placed", "_root", "_saved", "_spath", "_stack",
-        "_stale", "_state", "_str", "_word", "_wpos",
+        "_base", "_closed", "_error", "_in_key", "_max_depth", "_nat", "_nparts", "_nq",
+        "_partial_strings", "_parts", "_spath", "_stale", "_str", "_word", "_wpos",
     )
 
     def __init__(self, *, partial_strings: bool = False, max_depth: int = 256) -> None:
+        super().__init__()
         self._partial_strings = partial_strings
         self._max_depth = max_depth
-        self._state: int = VALUE
-        self._stack: list[dict[str, Any] | list[Any]] = []  # the open containers, outermost first
-        self._paths: list[JSONPath] = []  # the path of each open container
-        self._key = ""  # the current key of the innermost open object
-        self._root: Any = None
         self._closed = False
         self._error: JSONStreamError | None = None
         self._base = 0  # characters fed before the current fragment
@@ -105,10 +103,8 @@ class PartialJSON:
         self._nat = 0  # the number's offset
         self._word = ""
         self._wpos = 0
-        # the pending scalar shown in the tree (see _settle)
+        # a pending scalar must be shown in the tree, or taken out (see _settle)
         self._stale = False
-        self._placed = False
-        self._saved: Any = ABSENT
 
     # -- the public surface ---------------------------------------------------------
 
@@ -404,72 +400,12 @@ class PartialJSON:
             self._put(value, events)
         return i
 
-    # -- the value tree -------------------------------------------------------------
-
-    def _child_path(self) -> JSONPath:
-        """The path of the value being read in the innermost open container."""
-        if not self._stack:
-            return ()
-        top = self._stack[-1]
-        if type(top) is list:
-            return (*self._paths[-1], len(top) - self._placed)
-        return (*self._paths[-1], self._key)
-
-    def _put(self, value: Any, events: list[JSONDelta], path: JSONPath | None = None) -> None:
-        """Store a completed scalar where the reader is and report it (at ``path`` if known)."""
-        stack = self._stack
-        if stack:
-            top = stack[-1]
-            if type(top) is list:
-                if self._placed:
-                    top[-1] = value
-                    self._placed = False
-                else:
-                    top.append(value)
-                if path is None:
-                    path = (*self._paths[-1], len(top) - 1)
-            else:
-                key = self._key
-                top[key] = value  # type: ignore[call-overload]
-                self._placed = False
-                if path is None:
-                    path = (*self._paths[-1], key)
-            self._state = AFTER
-        else:
-            self._root = value
-            self._state = END
-            path = ()
-        events.append(JSONValue(path, value))
-
-    def _open(self, container: dict[str, Any] | list[Any]) -> None:
-        stack = self._stack
-        if stack:
-            path = self._child_path()
-            top = stack[-1]
-            if type(top) is list:
-                top.append(container)
-            else:
-                top[self._key] = container  # type: ignore[call-overload]
-        else:
-            path = ()
-            self._root = container
-        stack.append(container)
-        self._paths.append(path)
-        self._state = KEY_OR_CLOSE if type(container) is dict else VALUE_OR_CLOSE
-
-    def _close_container(self, events: list[JSONDelta]) -> None:
-        container = self._stack.pop()
-        events.append(JSONValue(self._paths.pop(), container))
-        self._state = AFTER if self._stack else END
-
     def _settle(self) -> None:
         """Show the pending scalar in the tree, or take it out, as jiter would.
 
         Called when :attr:`value` is read after a feed that ended inside a number
         (shown if it is valid so far) or, with ``partial_strings``, inside a string
-        value. A shown scalar sits where it will go when complete (``_placed``);
-        in an object it may hide an earlier value of a duplicate key, kept in
-        ``_saved`` until the new value is complete or withdrawn.
+        value; the tree places it (``_show``).
         """
         self._stale = False
         state = self._state
@@ -481,33 +417,7 @@ class PartialJSON:
                 shown = int(text) if self._nq in NUM_INT else float(text)
         elif state == STRING and self._partial_strings and not self._in_key:
             shown = self._str.so_far()
-        stack = self._stack
-        if not stack:
-            if state != END:
-                self._root = None if shown is ABSENT else shown
-            return
-        top = stack[-1]
-        if type(top) is list:
-            if shown is ABSENT:
-                if self._placed:
-                    top.pop()
-            elif self._placed:
-                top[-1] = shown
-            else:
-                top.append(shown)
-        else:
-            key = self._key
-            if shown is ABSENT:
-                if self._placed:
-                    if self._saved is ABSENT:
-                        del top[key]  # type: ignore[arg-type]
-                    else:
-                        top[key] = self._saved  # type: ignore[call-overload]
-            else:
-                if not self._placed:
-                    self._saved = top.get(key, ABSENT)  # type: ignore[union-attr]
-                top[key] = shown  # type: ignore[call-overload]
-        self._placed = shown is not ABSENT
+        self._show(shown)
 
     # -- errors ---------------------------------------------------------------------
 
