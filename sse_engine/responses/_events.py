@@ -135,7 +135,8 @@ class ResponseErrorEvent(_ResponsesFrame):
     """An ``error`` event: the server reports a failure inside the stream.
 
     Both the flat ``{code, message, param}`` shape and the nested
-    ``{"error": {...}}`` shape are read into the same fields; ``error`` is the
+    ``{"error": {...}}`` shape are read into the same fields (``code`` and
+    ``param`` are None when the error had none); ``error`` is the
     :class:`StreamError` the lane's ``StreamEnd`` carries. Terminal: a
     ``response.failed`` right after it is the same failure.
     """
@@ -265,7 +266,11 @@ class ResponseCodeDoneEvent(ResponseItemEvent):
 @final
 @attrs.frozen
 class ResponsePartialImageEvent(ResponseItemEvent):
-    """``response.image_generation_call.partial_image``: a preview while an image renders."""
+    """``response.image_generation_call.partial_image``: a preview while an image renders.
+
+    ``background``, ``output_format``, ``quality`` and ``size`` are None when
+    the event did not say them.
+    """
 
     if TYPE_CHECKING:
         type: wire.PartialImageType
