@@ -27,7 +27,7 @@ from sse_engine._liveness import (
 from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
 from sse_engine._public import publish as _publish
-from sse_engine._reconnect import DEFAULT_MAX_RECONNECTS, Reconnecting
+from sse_engine._reconnect import DEFAULT_MAX_RECONNECTS, LaneLike, Reconnecting
 from sse_engine._retry import DEFAULT_MAX_RETRY_DELAY, RetryPolicy
 from sse_engine._sse import Comment, ServerSentEvent
 from sse_engine._transport import aiter_events, iter_events
@@ -96,6 +96,7 @@ __all__ = [
     "JSONValue",
     "Lane",
     "LaneEvent",
+    "LaneLike",
     "LaneWarning",
     "Liveness",
     "LivenessVerdict",

@@ -3,9 +3,11 @@ exactly one StreamEnd, warnings and strict mode.
 
 A lane subclass implements ``_on_event`` (one parsed SSE event in, typed lane
 events out) and, when the transport ends without a terminal event,
-``_on_transport_end``. Everything else (pre-stream JSON error bodies, trailing
-bytes after the end, turning bad bytes into a ProtocolError that keeps what was
-decoded, refusing to go on after one) lives here once.
+``_on_transport_end``; it names its event union as the type parameter
+(``Lane[ChatEvent]``), so ``feed()`` and ``close()`` are typed per lane.
+Everything else (pre-stream JSON error bodies, trailing bytes after the end,
+turning bad bytes into a ProtocolError that keeps what was decoded, refusing
+to go on after one) lives here once.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ __all__ = [
     "StreamRestarted",
 ]
 
-S = TypeVar("S")
+#: The events a lane emits: its own union (``ChatEvent``, ``ResponsesEvent``, ...).
+E = TypeVar("E", bound=LaneEvent)
 
 
 # The lane's life: start() may only come first; ERROR_BODY collects a JSON
@@ -58,11 +61,13 @@ S = TypeVar("S")
 _NEW, _STREAM, _ERROR_BODY, _CLOSED, _FAILED = "new", "stream", "error_body", "closed", "failed"
 
 
-class Lane(LaneReports, Generic[S]):
+class Lane(LaneReports, Generic[E]):
     """Shared base of the three lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane.
 
-    ``json_loads`` decodes each event's data (inject ``orjson.loads`` for speed);
-    ``strict`` turns tolerated anomalies into :class:`ProtocolError`;
+    ``E`` is the lane's event union: ``feed()`` and ``close()`` return
+    ``list[E]`` (``Lane[Any]`` is any lane). ``json_loads`` decodes each
+    event's data (inject ``orjson.loads`` for speed); ``strict`` turns
+    tolerated anomalies into :class:`ProtocolError`;
     ``max_event_size`` is passed to the :class:`SSEParser` and also bounds a
     pre-stream error body.
     """
@@ -117,11 +122,11 @@ class Lane(LaneReports, Generic[S]):
         raise TypeError(f"no frame encoder for {type(item).__name__}: use a concrete lane class")
 
     @property
-    def snapshot(self) -> S:
-        """What has been assembled so far; ``snapshot.to_api()`` is the API's own object."""
+    def snapshot(self) -> Any:
+        """What has been assembled so far (each lane types it); ``to_api()`` is the API's object."""
         raise NotImplementedError
 
-    def _on_event(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+    def _on_event(self, sse: ServerSentEvent, out: list[E]) -> None:
         """Interpret one SSE event, appending lane events to ``out``."""
         raise NotImplementedError
 
@@ -132,6 +137,10 @@ class Lane(LaneReports, Generic[S]):
     def resume_plan(self) -> Any:
         """How to reconnect a dropped stream; None when the lane cannot resume."""
         return None
+
+    def resume(self) -> list[E]:
+        """Ready the lane for a reconnection's bytes; :class:`UsageError` if it cannot resume."""
+        raise UsageError(f"a {self.api_name} stream cannot be resumed")
 
     @property
     def retry(self) -> int | None:
@@ -206,7 +215,7 @@ class Lane(LaneReports, Generic[S]):
                 f"({DROPPED_PARAMS_HEADER}): the model was never offered them",
             )
 
-    def feed(self, data: bytes | bytearray | memoryview) -> list[LaneEvent]:
+    def feed(self, data: bytes | bytearray | memoryview) -> list[E]:
         """Feed the next bytes of the body; return the lane events they complete.
 
         Raises :class:`ProtocolError` when the bytes cannot be interpreted; the
@@ -215,7 +224,8 @@ class Lane(LaneReports, Generic[S]):
         every later call raises again. Raises :class:`UsageError` for a
         ``str`` (the lane decodes the bytes itself) or after ``close()``.
         """
-        if type(data) is not bytes and isinstance(data, str):
+        given: object = data  # typed as bytes, but a caller may still pass a str
+        if type(given) is not bytes and isinstance(given, str):
             raise UsageError(
                 "feed() takes bytes, not str: pass the raw body bytes (the lane decodes UTF-8)"
             )
@@ -247,10 +257,14 @@ class Lane(LaneReports, Generic[S]):
             return out
         return self._interpret(sses)
 
-    def close(self) -> list[LaneEvent]:
+    def close(self, *, error: StreamError | None = None) -> list[E]:
         """The transport ended: return the final events (a ``StreamEnd`` if not yet sent).
 
-        Closing twice is harmless; ``feed()`` after ``close()`` raises :class:`UsageError`.
+        ``error`` is why, when the caller knows more than "the bytes ended" (the
+        transport's exception, an expired deadline, a refused resume, as
+        :func:`iter_events` passes them): a ``TRUNCATED`` end carries it instead
+        of the lane's own; any other outcome stands. Closing twice is harmless;
+        ``feed()`` after ``close()`` raises :class:`UsageError`.
         """
         state = self._state
         if state is _FAILED:
@@ -260,7 +274,7 @@ class Lane(LaneReports, Generic[S]):
             return []
         if state is _ERROR_BODY:
             return self._end_with_error_body()
-        out: list[LaneEvent] = []
+        out: list[Any] = []
         if self.outcome is not None and self._parser.in_event and not self._discarding:
             self._warn(
                 "trailing_data",
@@ -274,15 +288,17 @@ class Lane(LaneReports, Generic[S]):
                 )
             self._parser.close()
             try:
-                outcome, error = self._on_transport_end()
+                outcome, own = self._on_transport_end()
             except ProtocolError as exc:  # a strict-mode rule broken at the end
                 self._fail(exc, out)
-            self._end(outcome, error, out)
+            if error is not None and outcome is Outcome.TRUNCATED:
+                own = error
+            self._end(outcome, own, out)
         return out
 
     # -- helpers for subclasses ----------------------------------------------
 
-    def _end(self, outcome: Outcome, error: StreamError | None, out: list[LaneEvent]) -> None:
+    def _end(self, outcome: Outcome, error: StreamError | None, out: list[Any]) -> None:
         """Record the verdict and emit the stream's one StreamEnd.
 
         A stream whose events were all foreign to this lane (none recognised,
@@ -361,7 +377,7 @@ class Lane(LaneReports, Generic[S]):
 
     # -- internals -------------------------------------------------------------
 
-    def _interpret(self, sses: list[ServerSentEvent]) -> list[LaneEvent]:
+    def _interpret(self, sses: list[ServerSentEvent]) -> list[E]:
         parser = self._parser
         marks: list[tuple[int, int, int]] = []
         if parser._bad_utf8 is not None:  # the parser's marks of invalid UTF-8 (rare)
@@ -376,7 +392,7 @@ class Lane(LaneReports, Generic[S]):
                     for position, at, count in marks
                 ]
             sses = kept
-        out: list[LaneEvent] = []
+        out: list[E] = []
         if marks:
             # Each mark goes before the event it precedes, split or not.
             done = 0
@@ -389,7 +405,7 @@ class Lane(LaneReports, Generic[S]):
         self._interpret_into(sses, out)
         return out
 
-    def _interpret_into(self, sses: list[ServerSentEvent], out: list[LaneEvent]) -> None:
+    def _interpret_into(self, sses: list[ServerSentEvent], out: list[E]) -> None:
         on_event = self._on_event
         for sse in sses:
             self._event_index += 1
@@ -415,7 +431,7 @@ class Lane(LaneReports, Generic[S]):
                 wrapped.__cause__ = exc
                 self._fail(wrapped, out)
 
-    def _fail(self, exc: ProtocolError, out: list[LaneEvent]) -> NoReturn:
+    def _fail(self, exc: ProtocolError, out: list[Any]) -> NoReturn:
         """Enter the sticky error state and raise, keeping the events decoded so far.
 
         The events on ``exc.events`` end with the stream's ``StreamEnd``
@@ -440,7 +456,7 @@ class Lane(LaneReports, Generic[S]):
         if room > 0:
             self._body += bytes(data[:room])
 
-    def _end_with_error_body(self) -> list[LaneEvent]:
+    def _end_with_error_body(self) -> list[E]:
         text = self._body.decode("utf-8", "replace")
         try:
             payload = self.json_loads(text)
@@ -458,7 +474,7 @@ class Lane(LaneReports, Generic[S]):
             )
         else:
             error = StreamError.from_text(text, status=self._status)
-        out: list[LaneEvent] = []
+        out: list[E] = []
         self._end(Outcome.FAILED, error, out)
         return out
 

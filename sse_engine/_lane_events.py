@@ -8,7 +8,7 @@ the ones all three share: :class:`StreamEnd` (exactly once per stream),
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, final
 
 import attrs
 
@@ -28,11 +28,17 @@ JsonLoads = Callable[[str], Any]
 Headers = Mapping[str, str] | Iterable[tuple[str, str]]
 
 class LaneEvent:
-    """Base class of every typed event a lane emits."""
+    """Base class of every typed event a lane emits.
+
+    What a lane's ``feed()`` returns is typed more precisely: each lane's own
+    union (``ChatEvent``, ``ResponsesEvent``, ``MessagesEvent``) of its
+    ``@final`` event classes and the shared ones below.
+    """
 
     __slots__ = ()
 
 
+@final
 @attrs.frozen
 class StreamEnd(LaneEvent):
     """The stream is over: emitted exactly once, as soon as the outcome is known."""
@@ -41,6 +47,7 @@ class StreamEnd(LaneEvent):
     error: StreamError | None = None
 
 
+@final
 @attrs.frozen
 class StreamRestarted(LaneEvent):
     """The server is replaying the stream from the start: discard what was shown.
@@ -51,6 +58,7 @@ class StreamRestarted(LaneEvent):
     reason: str
 
 
+@final
 @attrs.frozen
 class LaneWarning:
     """An anomaly the lane tolerated (each one is a ProtocolError in strict mode).

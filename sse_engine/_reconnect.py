@@ -5,7 +5,8 @@ under the liveness budgets, deciding what a dropped connection leads to (a
 reconnect after a wait, or the end), reading a reconnect's answer (a refused
 resume is a :class:`StreamError`, not a connection), and closing the lane with
 the error that says why the stream ended. :class:`Reconnecting` is the event
-the loops yield before each reconnect.
+the loops yield before each reconnect; :class:`LaneLike` is what they drive
+(a lane, or a ``PartStream`` over one), typed by what its ``feed()`` returns.
 """
 
 from __future__ import annotations
@@ -13,17 +14,20 @@ from __future__ import annotations
 import json
 import time
 import typing
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 
-from sse_engine._lane import Headers, Lane, LaneEvent, StreamEnd, _content_type
+from sse_engine._lane import Headers, Lane, LaneEvent, _content_type
 from sse_engine._liveness import Liveness, LivenessVerdict
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._retry import RetryPolicy
 
-__all__ = ["DEFAULT_MAX_RECONNECTS", "Reconnecting"]
+__all__ = ["DEFAULT_MAX_RECONNECTS", "LaneLike", "Reconnecting"]
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 #: How many reconnects the default :class:`RetryPolicy` allows one stream: its
 #: ``max_attempts`` (6) counts the first connection too.
@@ -51,6 +55,43 @@ class Reconnecting(LaneEvent):
     attempt: int
     delay: float
     plan: Any
+
+
+class LaneLike(Protocol[T_co]):
+    """What :func:`iter_events` and :func:`aiter_events` drive: a lane, or a ``PartStream``.
+
+    ``T_co`` is what ``feed()`` returns a list of: a lane's events
+    (``LaneLike[ChatEvent]`` for a :class:`~sse_engine.ChatCompletionsLane`),
+    or parts (``LaneLike[Part]`` for a :class:`~sse_engine.parts.PartStream`);
+    the glue yields those, and :class:`Reconnecting`. Structural: any object
+    with these members is one. ``close(error=...)`` is how the glue ends a
+    stream it knows more about than "the bytes ended" (the transport's
+    exception, an expired deadline, a refused resume).
+    """
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The verdict; None while the stream is open."""
+
+    @property
+    def error(self) -> StreamError | None:
+        """Why the stream failed or was cut."""
+
+    @property
+    def retry(self) -> int | None:
+        """The stream's last ``retry:`` (ms)."""
+
+    def feed(self, data: bytes) -> Sequence[T_co]:
+        """Read the next bytes; what they complete."""
+
+    def close(self, *, error: StreamError | None = None) -> Sequence[T_co]:
+        """The transport ended (``error``: why, for a ``TRUNCATED`` end); the last items."""
+
+    def resume_plan(self) -> Any:
+        """How to reconnect the dropped stream, or None when it cannot be resumed."""
+
+    def resume(self) -> Sequence[T_co]:
+        """Ready the stream for the reconnection's bytes; the items that says."""
 
 
 @attrs.define
@@ -127,7 +168,7 @@ class Refusal:
         return Drop(self._lane.error, refused=True)
 
 
-class Driver:
+class Driver(Generic[T]):
     """The decisions iter_events and aiter_events share; no I/O, no waiting.
 
     One instance per stream. ``feed`` handles a chunk, ``expired`` checks the
@@ -140,7 +181,7 @@ class Driver:
 
     def __init__(
         self,
-        lane: Lane[Any],
+        lane: LaneLike[T],
         can_reconnect: bool,
         policy: RetryPolicy | None,
         liveness: Liveness | None,
@@ -171,7 +212,7 @@ class Driver:
         verdict = liveness.check(self.clock())
         return None if verdict is LivenessVerdict.OK else verdict
 
-    def feed(self, chunk: bytes) -> list[LaneEvent]:
+    def feed(self, chunk: bytes) -> Sequence[T]:
         """Feed one chunk, telling the liveness about bytes and events."""
         events = self.lane.feed(chunk)
         liveness = self.liveness
@@ -259,36 +300,27 @@ class Driver:
         """What reads a refused answer's body (see :class:`Refusal`)."""
         return Refusal(status, headers, getattr(self.lane, "json_loads", json.loads))
 
-    def resumed(self) -> list[LaneEvent]:
+    def resumed(self) -> Sequence[T]:
         """A new connection is open: prepare the lane (and the clocks) for its bytes."""
-        resume: Callable[[], Any] = self.lane.resume  # type: ignore[attr-defined]
-        events = resume()
+        events = self.lane.resume()
         if self.liveness is not None:
             self.liveness.start(self.clock())
-        return list(events) if events else []
+        return events
 
-    def finish(self, drop: Drop | None) -> list[LaneEvent]:
+    def finish(self, drop: Drop | None) -> Sequence[T]:
         """Close the lane; a truncation caused by ``drop`` says why in its error.
 
-        A refused reconnect's error replaces the truncation's: the stream is
-        ``TRUNCATED``, and the error is the answer that stopped the resume
-        (a 404 once the response is gone, say; not retryable).
+        The cause is given to ``close(error=...)``, which ends a ``TRUNCATED``
+        stream with it: the transport's exception, the expired budget, or a
+        refused reconnect's answer (a 404 once the response is gone, say; not
+        retryable). Bytes that simply ended leave the lane's own error.
         """
-        lane = self.lane
-        out = lane.close()
-        if drop is None or lane.outcome is not Outcome.TRUNCATED or not out:
-            return out
-        error: StreamError | None
-        if drop.refused:
-            error = drop.error
-        elif drop.verdict is not None and self.liveness is not None:
-            error = self.liveness.error(drop.verdict, self.clock())
-        elif drop.exc is not None and lane.error is not None:
-            exc = drop.exc
-            error = attrs.evolve(
-                lane.error, message=f"{lane.error.message} ({type(exc).__name__}: {exc})"
-            )
-        else:
-            return out
-        lane.error = error
-        return [StreamEnd(Outcome.TRUNCATED, error) if type(e) is StreamEnd else e for e in out]
+        error: StreamError | None = None
+        if drop is not None:
+            if drop.refused:
+                error = drop.error
+            elif drop.verdict is not None and self.liveness is not None:
+                error = self.liveness.error(drop.verdict, self.clock())
+            elif drop.exc is not None:
+                error = drop.error
+        return self.lane.close(error=error)

@@ -1,15 +1,19 @@
 """Transport glue: drive a lane from a sync or async iterator of byte chunks.
 
 :func:`iter_events` and :func:`aiter_events` feed every chunk to the lane, yield
-its events as they come and close it at the end. Around that core they add,
-each only when asked for:
+its events as they come and close it at the end. They drive anything with the
+lane's interface (:class:`LaneLike`: a lane, or a ``PartStream`` over one) and
+are typed by it: ``iter_events(ChatCompletionsLane(), chunks)`` yields
+``ChatEvent | Reconnecting``, ``iter_events(PartStream(lane), chunks)`` yields
+``Part | Reconnecting``. Around that core they add, each only when asked for:
 
 - **Transport failures.** An exception raised by the chunk iterator ends the
   lane (``lane.close()``, normally ``TRUNCATED``), the final events (the
   ``StreamEnd``) are yielded, then the exception is re-raised so the caller
-  sees the cause. An exception after the outcome was already known (a server
-  that resets the connection after its terminal event) is not re-raised: the
-  stream is complete.
+  sees the cause: the ``StreamEnd``'s error names the exception (the glue
+  passes it to ``close(error=...)``). An exception after the outcome was
+  already known (a server that resets the connection after its terminal
+  event) is not re-raised: the stream is complete.
 - **Resume** (``reconnect=``): on a dropped connection (a transport exception,
   an idle timeout, or bytes that end before the outcome is known) the loop
   asks the lane for its resume plan and the :class:`RetryPolicy` (``retry=``)
@@ -50,23 +54,26 @@ from collections.abc import (
     Iterable,
     Iterator,
 )
-from typing import Any
+from typing import Any, TypeVar
 
 from sse_engine._errors import ProtocolError
-from sse_engine._lane import Headers, Lane, LaneEvent
+from sse_engine._lane import Headers
 from sse_engine._liveness import Liveness, LivenessVerdict
 from sse_engine._reconnect import (
     DEFAULT_MAX_RECONNECTS,
     Clock,
     Driver,
     Drop,
+    LaneLike,
     Reconnecting,
     accepted,
     split_answer,
 )
 from sse_engine._retry import RetryPolicy
 
-__all__ = ["DEFAULT_MAX_RECONNECTS", "Reconnecting", "aiter_events", "iter_events"]
+__all__ = ["DEFAULT_MAX_RECONNECTS", "LaneLike", "Reconnecting", "aiter_events", "iter_events"]
+
+T = TypeVar("T")
 
 #: What ``reconnect`` may return: the new connection's chunks, or the HTTP
 #: answer as ``(status, headers, chunks)`` so that a refused resume is seen.
@@ -80,7 +87,7 @@ AsyncReconnect = Callable[
 
 
 def iter_events(
-    lane: Lane[Any],
+    lane: LaneLike[T],
     chunks: Iterable[bytes],
     *,
     reconnect: Reconnect | None = None,
@@ -88,8 +95,12 @@ def iter_events(
     sleep: Callable[[float], object] = time.sleep,
     liveness: Liveness | None = None,
     clock: Clock | None = None,
-) -> Generator[LaneEvent, None, None]:
+) -> Generator[T | Reconnecting, None, None]:
     """Feed ``chunks`` to ``lane`` and yield its events; close the lane at the end.
+
+    ``lane`` is a lane or a ``PartStream`` (anything :class:`LaneLike`): the
+    items yielded are what its ``feed()`` returns (its event union, or parts),
+    and a :class:`Reconnecting` before each reconnect.
 
     A transport exception from ``chunks`` ends the lane as ``TRUNCATED``; its
     final events (the ``StreamEnd``) are yielded, then the exception is
@@ -117,11 +128,11 @@ def iter_events(
 
 
 def _iter(
-    driver: Driver,
+    driver: Driver[T],
     source: Iterator[bytes],
     reconnect: Reconnect | None,
     sleep: Callable[[float], object],
-) -> Generator[LaneEvent, None, None]:
+) -> Generator[T | Reconnecting, None, None]:
     lane = driver.lane
     watch = driver.liveness is not None
     try:
@@ -179,7 +190,7 @@ def _iter(
 
 
 def _read_refusal(
-    driver: Driver, status: int, headers: Headers | None, body: Iterator[bytes]
+    driver: Driver[Any], status: int, headers: Headers | None, body: Iterator[bytes]
 ) -> Drop:
     """Read a refused answer's error body (bounded), close it, and judge it."""
     refusal = driver.refusal(status, headers)
@@ -200,7 +211,7 @@ def _close(source: object) -> None:
 
 
 async def aiter_events(
-    lane: Lane[Any],
+    lane: LaneLike[T],
     chunks: AsyncIterable[bytes],
     *,
     reconnect: AsyncReconnect | None = None,
@@ -208,8 +219,11 @@ async def aiter_events(
     sleep: Callable[[float], Awaitable[object]] | None = None,
     liveness: Liveness | None = None,
     clock: Clock | None = None,
-) -> AsyncGenerator[LaneEvent, None]:
+) -> AsyncGenerator[T | Reconnecting, None]:
     """The async twin of :func:`iter_events` (asyncio, trio, anyio).
+
+    It yields what ``lane.feed()`` returns (the lane's events, or parts for a
+    ``PartStream``), and a :class:`Reconnecting` before each reconnect.
 
     ``reconnect`` may return what ``iter_events``' does with async chunks
     (an async iterable of bytes, or ``(status, headers, chunks)``), or an
@@ -292,7 +306,7 @@ async def aiter_events(
 
 
 async def _aread_refusal(
-    driver: Driver, status: int, headers: Headers | None, body: AsyncIterator[bytes]
+    driver: Driver[Any], status: int, headers: Headers | None, body: AsyncIterator[bytes]
 ) -> Drop:
     """The async twin of :func:`_read_refusal`."""
     refusal = driver.refusal(status, headers)
@@ -353,10 +367,10 @@ def _trio_reader(trio: Any) -> BoundedRead:
     async def read(source: AsyncIterator[bytes], timeout: float | None) -> bytes | None:
         if timeout is None:
             return await anext(source)
-        with trio.move_on_after(timeout) as scope:
-            return await anext(source)
-        assert scope.cancelled_caught
-        return None
+        chunk: bytes | None = None  # stays None when the timeout ran out
+        with trio.move_on_after(timeout):
+            chunk = await anext(source)
+        return chunk
 
     return read
 

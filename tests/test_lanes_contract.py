@@ -11,6 +11,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from sse_engine import (
@@ -343,3 +344,54 @@ def test_a_messages_error_event_has_its_type_as_code() -> None:
     assert lane.error is not None
     assert (lane.error.code, lane.error.type) == ("overloaded_error", "overloaded_error")
     assert lane.error.retryable
+
+
+CUT = StreamError(message="the connection reset (ConnectionResetError)", code="stream_truncated")
+
+
+def _end_of(events: list[Any]) -> StreamEnd:
+    (end,) = [e for e in events if isinstance(e, StreamEnd)]
+    return end
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["half", "whole"])
+@pytest.mark.parametrize("name", STREAMS)
+def test_close_with_an_error_gives_it_to_a_truncated_end_and_to_no_other(
+    name: str, whole: bool
+) -> None:
+    data = body(name) if whole else body(name)[: len(body(name)) // 2]
+    plain = LANES[lane_of(name)]()
+    own = _end_of(plain.feed(data) + plain.close())  # what the lane says without the cause
+    lane = LANES[lane_of(name)]()
+    lane.start(200, {"x-request-id": "req_7"})
+    end = _end_of(lane.feed(data) + lane.close(error=CUT))
+    if own.outcome is Outcome.TRUNCATED:
+        assert end == StreamEnd(Outcome.TRUNCATED, lane.error)
+        assert lane.error is not None and lane.error.message == CUT.message
+        assert lane.error.request_id == "req_7"  # the response's context is added
+    else:  # decided before the cut (an error event, a finish): the cause changes nothing
+        assert end.outcome is own.outcome
+        expected = own.error and attrs.evolve(
+            own.error, request_id=own.error.request_id or "req_7"
+        )
+        assert lane.error == expected
+    assert lane.close(error=CUT) == []  # closing twice is harmless
+
+
+@pytest.mark.parametrize("cls", LANES.values())
+def test_close_with_an_error_leaves_a_wrong_lane_a_wrong_lane(cls: type[Lane[Any]]) -> None:
+    lane = cls()
+    foreign = "messages_basic.sse" if cls is ChatCompletionsLane else "chat_basic.sse"
+    lane.feed(body(foreign))
+    end = _end_of(lane.close(error=CUT))
+    assert end.outcome is Outcome.FAILED and end.error is not None
+    assert end.error.code == "wrong_lane"
+
+
+@pytest.mark.parametrize("cls", [ChatCompletionsLane, MessagesLane])
+def test_a_lane_that_cannot_resume_says_so(cls: type[Lane[Any]]) -> None:
+    lane = cls()
+    lane.close()
+    assert lane.resume_plan() is None
+    with pytest.raises(UsageError, match="cannot be resumed"):
+        lane.resume()

@@ -9,6 +9,8 @@ right one and the wrong ones. Whatever comes in:
 * exactly one ``StreamEnd`` is given (for a ``ProtocolError``, last in
   ``exc.events``) and the lane has an outcome;
 * ``snapshot.to_api()`` is plain JSON (``json.dumps(..., allow_nan=False)``);
+* every event is one of the lane's union and each field holds the type its
+  class declares (``event_types.check_event``: no None in an ``int`` field);
 * the same result comes out however the bytes are split into reads.
 """
 
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from event_types import check_event
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +69,8 @@ def run(
         assert (exc.events and isinstance(exc.events[-1], StreamEnd)) or any(
             isinstance(e, StreamEnd) for e in events[: len(events) - len(exc.events)]
         )
+    for event in events:
+        check_event(event, lane_name)
     ends = [e for e in events if isinstance(e, StreamEnd)]
     assert len(ends) == 1, ends
     assert lane.outcome is ends[0].outcome and lane.error == ends[0].error

@@ -5,6 +5,9 @@ may be absent, provider extras are tolerated, tool calls come as an opening
 fragment plus argument fragments or as one complete fragment (Gemini, which
 also omits the fragment ``index``), several choices and tool calls interleave
 by index. See ``docs/chat.md`` for the events, outcome rules and warning codes.
+
+:data:`ChatEvent` is the union of the lane's ``@final`` event classes and
+``StreamEnd``: what ``ChatCompletionsLane.feed()`` returns.
 """
 
 from __future__ import annotations

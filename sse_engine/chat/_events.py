@@ -4,15 +4,19 @@ Every event that a chunk's content produces carries ``raw``: the decoded
 ``chat.completion.chunk`` it came from (the chunk that *closed* a call, for the
 ``...Done`` events), excluded from equality and repr, so an encoder can
 re-emit the frame. Per-choice events carry ``choice_index`` (``n > 1``).
+
+Every concrete class is ``@final``, and :data:`ChatEvent` is their union with
+``StreamEnd``: what ``ChatCompletionsLane.feed()`` returns, so a type checker
+knows every event a Chat stream can bring (and that no other lane's can).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias, final
 
 import attrs
 
-from sse_engine._lane import LaneEvent
+from sse_engine._lane_events import LaneEvent, StreamEnd
 
 __all__ = [
     "ChatChoiceEvent",
@@ -42,6 +46,7 @@ class _Frame(LaneEvent):
     raw: Any
 
 
+@final
 @attrs.frozen
 class ChatChunk(_Frame):
     """One ``chat.completion.chunk`` as decoded, emitted before the events it produces.
@@ -51,6 +56,7 @@ class ChatChunk(_Frame):
     """
 
 
+@final
 @attrs.frozen
 class ChatUnknownFrame(_Frame):
     """A frame that is not a chunk, passed through untouched and not accumulated.
@@ -65,14 +71,15 @@ class ChatUnknownFrame(_Frame):
 
 
 @attrs.frozen
-class ChatEvent(LaneEvent):
+class _ChunkEvent(LaneEvent):
     """Base of the events a chunk's content produces; ``raw`` is that chunk."""
 
     raw: dict[str, Any] = attrs.field(eq=False, repr=False, kw_only=True)
 
 
+@final
 @attrs.frozen
-class ChatUsage(ChatEvent):
+class ChatUsage(_ChunkEvent):
     """Token usage arrived (the final ``choices: []`` chunk, or nested in a choice).
 
     ``usage`` is the ``CompletionUsage`` object as sent; the snapshot keeps the
@@ -83,12 +90,13 @@ class ChatUsage(ChatEvent):
 
 
 @attrs.frozen
-class ChatChoiceEvent(ChatEvent):
+class ChatChoiceEvent(_ChunkEvent):
     """Base of the per-choice events: ``choice_index`` is the choice's ``index``."""
 
     choice_index: int
 
 
+@final
 @attrs.frozen
 class ChatRole(ChatChoiceEvent):
     """The choice's message role (``"assistant"``), sent on its first chunk.
@@ -104,11 +112,13 @@ class _TextDelta(ChatChoiceEvent):
     text: str
 
 
+@final
 @attrs.frozen
 class ChatContentDelta(_TextDelta):
     """New message text: print ``text`` as it comes. Never empty."""
 
 
+@final
 @attrs.frozen
 class ChatRefusalDelta(_TextDelta):
     """New refusal text (the model declined; shown instead of content). Never empty."""
@@ -119,23 +129,23 @@ class _ToolCallEvent(ChatChoiceEvent):
     tool_index: int
 
 
+@final
 @attrs.frozen
-class _ToolCallIdentity(_ToolCallEvent):
+class ChatToolCallStarted(_ToolCallEvent):
+    """A tool call opened: show "calling ``name``…". ``tool_index`` is its position.
+
+    ``tool_index`` is the call's position in ``message.tool_calls`` (the wire
+    ``index`` when the provider numbers calls 0, 1, 2, … as OpenAI does). ``id``
+    and ``name`` are what the opening fragment said: None when it said nothing
+    (a later fragment may; :class:`ChatToolCallDone` has the call's name).
+    """
+
     id: str | None
     name: str | None
     type: str
 
 
-@attrs.frozen
-class ChatToolCallStarted(_ToolCallIdentity):
-    """A tool call opened: show "calling ``name``…". ``tool_index`` is its position.
-
-    ``tool_index`` is the call's position in ``message.tool_calls`` (the wire
-    ``index`` when the provider numbers calls 0, 1, 2, … as OpenAI does). ``id``
-    and ``name`` are what the opening fragment said (None if it said nothing).
-    """
-
-
+@final
 @attrs.frozen
 class ChatToolCallArgumentsDelta(_ToolCallEvent):
     """A fragment of a tool call's JSON arguments (the whole arguments, for Gemini)."""
@@ -143,41 +153,56 @@ class ChatToolCallArgumentsDelta(_ToolCallEvent):
     delta: str
 
 
+@final
 @attrs.frozen
-class ChatToolCallDone(_ToolCallIdentity):
+class ChatToolCallDone(_ToolCallEvent):
     """A tool call's arguments are complete: the moment an agent can run the tool.
 
     Emitted when the next tool call starts on the same choice, or when the choice
     finishes (whatever the reason: Gemini finishes tool calls with ``"stop"``).
-    Never emitted for a call cut off by truncation. ``arguments`` is the JSON text
-    as sent (not parsed); ``extra`` holds provider fields of the call, such as
-    Gemini's ``extra_content`` (its ``thought_signature`` must be sent back).
+    Never emitted for a call cut off by truncation. ``name`` is the tool to run
+    (``""`` only when no fragment named it: a ``tool_call_without_name``
+    warning); ``id`` is None when the provider gave none (Gemini often sends
+    ``"id": ""``). ``arguments`` is the JSON text as sent (not parsed);
+    ``extra`` holds provider fields of the call, such as Gemini's
+    ``extra_content`` (its ``thought_signature`` must be sent back).
     """
 
+    id: str | None
+    name: str
+    type: str
     arguments: str
     extra: dict[str, Any] = attrs.field(factory=dict)
 
 
+@final
 @attrs.frozen
-class _FunctionCallEvent(ChatChoiceEvent):
+class ChatFunctionCallDelta(ChatChoiceEvent):
+    """A fragment of a legacy (deprecated) ``function_call``.
+
+    ``name`` is set on the fragment that carries it (normally the first), None
+    on the others; ``arguments`` is this fragment's piece of the JSON text
+    (may be empty).
+    """
+
     name: str | None
     arguments: str
 
 
+@final
 @attrs.frozen
-class ChatFunctionCallDelta(_FunctionCallEvent):
-    """A fragment of a legacy (deprecated) ``function_call``.
+class ChatFunctionCallDone(ChatChoiceEvent):
+    """The legacy ``function_call`` is complete (its choice finished): run it.
 
-    ``name`` is set on the fragment that carries it (normally the first);
-    ``arguments`` is this fragment's piece of the JSON text (may be empty).
+    ``name`` is ``""`` only when no fragment named it (a
+    ``tool_call_without_name`` warning).
     """
 
-
-@attrs.frozen
-class ChatFunctionCallDone(_FunctionCallEvent):
-    """The legacy ``function_call`` is complete (its choice finished): run it."""
+    name: str
+    arguments: str
 
 
+@final
 @attrs.frozen
 class ChatLogprobs(ChatChoiceEvent):
     """Token log probabilities for this chunk's content and/or refusal tokens.
@@ -190,6 +215,7 @@ class ChatLogprobs(ChatChoiceEvent):
     refusal: list[Any]
 
 
+@final
 @attrs.frozen
 class ChatFinish(ChatChoiceEvent):
     """The choice is finished: ``reason`` is its ``finish_reason``.
@@ -202,6 +228,7 @@ class ChatFinish(ChatChoiceEvent):
     reason: str
 
 
+@final
 @attrs.frozen
 class ChatDeltaField(ChatChoiceEvent):
     """A delta field this lane has no dedicated event for, as sent.
@@ -213,3 +240,26 @@ class ChatDeltaField(ChatChoiceEvent):
 
     key: str
     value: Any
+
+
+#: Every event :class:`~sse_engine.ChatCompletionsLane` emits: what its ``feed()``
+#: and ``close()`` return. A union of ``@final`` classes, so ``mypy --strict
+#: --warn-unreachable`` flags an ``isinstance`` against another lane's class,
+#: and a ``match`` over it can be checked for exhaustiveness.
+ChatEvent: TypeAlias = (
+    ChatChunk
+    | ChatUnknownFrame
+    | ChatRole
+    | ChatContentDelta
+    | ChatRefusalDelta
+    | ChatToolCallStarted
+    | ChatToolCallArgumentsDelta
+    | ChatToolCallDone
+    | ChatFunctionCallDelta
+    | ChatFunctionCallDone
+    | ChatLogprobs
+    | ChatDeltaField
+    | ChatFinish
+    | ChatUsage
+    | StreamEnd
+)

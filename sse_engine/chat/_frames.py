@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from sse_engine._encoder import encode_event, encode_json, not_this_lane
 from sse_engine._lane import FrameItem, StreamEnd, StreamRestarted
 from sse_engine._outcome import Outcome
-from sse_engine.chat._events import ChatChunk, ChatEvent, ChatUnknownFrame
+from sse_engine.chat._events import ChatChunk, ChatUnknownFrame, _ChunkEvent
 
 __all__ = ["encode_chat_done", "encode_chat_event"]
 
@@ -71,7 +71,7 @@ def encode_chat_event(item: FrameItem) -> bytes:
         return encode_json(item)
     if isinstance(item, ChatChunk | ChatUnknownFrame):
         return encode_json(item.raw)
-    if isinstance(item, ChatEvent | StreamRestarted):
+    if isinstance(item, _ChunkEvent | StreamRestarted):
         return b""
     if isinstance(item, StreamEnd):
         outcome = item.outcome
@@ -80,7 +80,5 @@ def encode_chat_event(item: FrameItem) -> bytes:
         if outcome is Outcome.TRUNCATED:
             reached = item.error is not None and item.error.code == "missing_finish_reason"
             return _CHAT_DONE if reached else b""
-        if outcome is Outcome.FAILED:
-            return _error_frame(item)
-        return b""
+        return _error_frame(item)  # FAILED
     raise not_this_lane(item, "Chat Completions")

@@ -1,10 +1,13 @@
-"""The Chat Completions lane: ``data: {chat.completion.chunk}`` frames ending with ``data: [DONE]``.
+"""The Chat Completions state machine: one ``data:`` frame in, typed events out, the verdict.
 
-As OpenAI, Azure, Gemini, Kimi and gateways emit them: keys with null values
-may be absent, provider extras are tolerated, tool calls come as an opening
-fragment plus argument fragments or as one complete fragment (Gemini, which
-also omits the fragment ``index``), several choices and tool calls interleave
-by index. See ``docs/chat.md`` for the events, outcome rules and warning codes.
+:class:`ChatCompletionsLane` reads each frame (``[DONE]``, an error frame, a
+chunk, or a provider's own frame), keeps the completion's identity, walks the
+chunk's choices through a table of delta-field handlers (role, content,
+refusal, logprobs, fields it has no name for), reads usage and finish
+reasons, and decides the outcome at ``[DONE]`` or at the end of the bytes.
+The calls (``tool_calls``, ``function_call``) are assembled in ``_calls.py``
+(:class:`CallAssembly`); the lane's events are in ``_events.py``, its
+snapshot in ``_snapshot.py``.
 """
 
 from __future__ import annotations
@@ -13,24 +16,20 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sse_engine._json import plain_json
-from sse_engine._lane import JsonLoads, Lane, LaneEvent
+from sse_engine._lane import JsonLoads
 from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE
 from sse_engine._sse import ServerSentEvent
+from sse_engine.chat._calls import CallAssembly
 from sse_engine.chat._events import (
     ChatChunk,
     ChatContentDelta,
     ChatDeltaField,
+    ChatEvent,
     ChatFinish,
-    ChatFunctionCallDelta,
-    ChatFunctionCallDone,
     ChatLogprobs,
     ChatRefusalDelta,
     ChatRole,
-    ChatToolCallArgumentsDelta,
-    ChatToolCallDone,
-    ChatToolCallStarted,
     ChatUnknownFrame,
     ChatUsage,
 )
@@ -38,9 +37,6 @@ from sse_engine.chat._frames import encode_chat_event
 from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
     ChatCompletionSnapshot,
-    ChatFunctionCallSnapshot,
-    ChatToolCallSnapshot,
-    json_copy,
     merge_field,
 )
 
@@ -52,27 +48,6 @@ COMPLETE_FINISH_REASONS = frozenset({"stop", "tool_calls", "function_call"})
 INCOMPLETE_FINISH_REASONS = frozenset({"length", "content_filter"})
 
 _CHUNK = "chat.completion.chunk"
-# The keys of a tool-call fragment that the lane reads itself; any other key
-# (Gemini's extra_content) is merged into the call's ``extra``.
-_TOOL_KEYS = frozenset({"index", "id", "type", "function"})
-
-
-
-def _text_or_none(value: Any) -> str | None:
-    """A non-empty string, or None (gateways send ``"id": ""`` for "no id")."""
-    return value if type(value) is str and value else None
-
-
-def _is_another_call(call: ChatToolCallSnapshot, call_id: str | None, whole: bool) -> bool:
-    """Whether a fragment that would continue ``call`` is in fact a new call.
-
-    It is when it brings a different id, or when it is a whole call (name and
-    complete arguments) arriving after ``call`` also came whole: Gemini sends
-    each call in one piece, without an index and often with ``"id": ""``.
-    """
-    if call_id is not None and call.id is not None and call_id != call.id:
-        return True
-    return whole and call.whole
 
 
 def _has_answer(choice: ChatChoiceSnapshot) -> bool:
@@ -86,7 +61,7 @@ def _has_answer(choice: ChatChoiceSnapshot) -> bool:
     )
 
 
-class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
+class ChatCompletionsLane(CallAssembly):
     """The Chat Completions state machine: bytes in, :class:`ChatEvent` objects out.
 
     ``json_loads`` decodes each frame (inject ``orjson.loads`` for speed);
@@ -150,7 +125,7 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
 
     # -- frames ------------------------------------------------------------------
 
-    def _on_event(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+    def _on_event(self, sse: ServerSentEvent, out: list[ChatEvent]) -> None:
         data = sse.data
         if sse.event == "error":
             self._end(Outcome.FAILED, self._error_event(data), out)
@@ -236,7 +211,7 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         self._need_identity = snap.id is None or snap.model is None or snap.created is None
 
     def _on_choice(
-        self, choice: Any, position: int, raw: dict[str, Any], out: list[LaneEvent]
+        self, choice: Any, position: int, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
         if type(choice) is not dict:
             self._bad_field("choices[]", "an object", choice)
@@ -283,7 +258,7 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
             # Kimi (Moonshot) nests usage in the finish chunk's choice.
             self._on_usage(usage, raw, out)
 
-    def _on_usage(self, usage: Any, raw: dict[str, Any], out: list[LaneEvent]) -> None:
+    def _on_usage(self, usage: Any, raw: dict[str, Any], out: list[ChatEvent]) -> None:
         if type(usage) is not dict:
             self._bad_field("usage", "an object", usage)
             return
@@ -293,7 +268,7 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
     # -- delta fields --------------------------------------------------------------
 
     def _on_role(
-        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
         if type(value) is not str:
             self._bad_field("delta.role", "a string", value)
@@ -302,12 +277,12 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
             out.append(ChatRole(state.index, value, raw=raw))
 
     def _on_content(
-        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
         self._on_text("content", ChatContentDelta, state, value, raw, out)
 
     def _on_refusal(
-        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
         self._on_text("refusal", ChatRefusalDelta, state, value, raw, out)
 
@@ -318,13 +293,13 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         state: ChatChoiceSnapshot,
         value: Any,
         raw: dict[str, Any],
-        out: list[LaneEvent],
+        out: list[ChatEvent],
     ) -> None:
         """A text delta field (``content``, ``refusal``)."""
         if type(value) is not str:
             self._bad_field(f"delta.{field}", "a string", value)
             return
-        state.add_text(field, value)
+        state._add_text(field, value)
         if value:
             out.append(event(state.index, value, raw=raw))
 
@@ -334,14 +309,14 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
         key: str,
         value: Any,
         raw: dict[str, Any],
-        out: list[LaneEvent],
+        out: list[ChatEvent],
     ) -> None:
         merge_field(state.extra, key, value)
         if value != "":
             out.append(ChatDeltaField(state.index, key, value, raw=raw))
 
     def _on_logprobs(
-        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
         if type(value) is not dict:
             self._bad_field("logprobs", "an object", value)
@@ -352,186 +327,14 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
             if items is not None and type(items) is not list:
                 self._bad_field(f"logprobs.{name}", "a list", items)
                 return
-        state.add_logprobs(content, refusal)
+        state._add_logprobs(content, refusal)
         if content or refusal:
             out.append(ChatLogprobs(state.index, content or [], refusal or [], raw=raw))
-
-    # -- calls -----------------------------------------------------------------------
-
-    def _on_tool_calls(
-        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
-    ) -> None:
-        if type(value) is not list:
-            self._bad_field("delta.tool_calls", "a list", value)
-            return
-        for fragment in value:
-            if type(fragment) is not dict:
-                self._bad_field("delta.tool_calls[]", "an object", fragment)
-                continue
-            function = fragment.get("function")
-            if function is None:
-                function = {}
-            elif type(function) is not dict:
-                self._bad_field("tool_calls[].function", "an object", function)
-                continue
-            call = self._tool_call_for(state, fragment, function, raw, out)
-            for key, extra in fragment.items():
-                if key not in _TOOL_KEYS:
-                    merge_field(call.extra, key, extra)
-            arguments = self._arguments(function.get("arguments"), "tool_calls[]")
-            if arguments:
-                call.add_arguments(arguments)
-                out.append(ChatToolCallArgumentsDelta(state.index, call.index, arguments, raw=raw))
-
-    def _tool_call_for(
-        self,
-        state: ChatChoiceSnapshot,
-        fragment: dict[str, Any],
-        function: dict[str, Any],
-        raw: dict[str, Any],
-        out: list[LaneEvent],
-    ) -> ChatToolCallSnapshot:
-        """The call a fragment continues, or a new one (then the previous one is done)."""
-        wire = fragment.get("index")
-        call_id = _text_or_none(fragment.get("id"))
-        name = _text_or_none(function.get("name"))
-        call_type = _text_or_none(fragment.get("type"))
-        # A call sent in one piece (Gemini): its name and complete JSON arguments.
-        whole = name is not None and self._is_json(function.get("arguments"))
-        call: ChatToolCallSnapshot | None
-        if type(wire) is int:
-            call = state.tool_by_wire_index(wire)
-            if call is not None and _is_another_call(call, call_id, whole):
-                # A gateway numbering every call 0: a new id, or a second whole
-                # call, means a new call.
-                self._warn_once(
-                    "tool_index_reused", f"tool call index {wire} was reused for a new call"
-                )
-                call = None
-        else:
-            if wire is not None:
-                self._bad_field("tool_calls[].index", "an integer", wire)
-            # Gemini sends no index (and often "id": ""): a fragment continues the
-            # current call unless something says it is another one.
-            self._warn_once("missing_tool_index", "tool call fragments without an index")
-            wire = None
-            call = state.current_tool
-            if call is not None and (
-                _is_another_call(call, call_id, whole)
-                or (name is not None and (call.wire_index is not None or name != call.name))
-            ):
-                call = None
-        if call is None:
-            current = state.current_tool
-            if current is not None and not current.done:
-                self._tool_done(state, current, raw, out)
-            call = state.add_tool_call(wire, call_id, name, call_type, whole=whole)
-            out.append(
-                ChatToolCallStarted(
-                    state.index, call.index, call_id, name, call_type or "function", raw=raw
-                )
-            )
-            return call
-        if call.done:
-            self._violation(
-                "tool_call_after_done",
-                f"choice {state.index}: a fragment for tool call {call.index} after it was "
-                "reported done (appended to the snapshot; no second done event)",
-            )
-        call.id = self._keep_first(call.id, call_id, "id", call)
-        call.name = self._keep_first(call.name, name, "name", call)
-        call.type = call.type or call_type
-        return call
-
-    def _is_json(self, arguments: Any) -> bool:
-        """Whether a fragment's arguments are a complete JSON text (or an object)."""
-        if type(arguments) is dict:
-            return True
-        if type(arguments) is not str or not arguments:
-            return False
-        try:
-            self.json_loads(arguments)
-        except (ValueError, TypeError, RecursionError):
-            return False
-        return True
-
-    def _keep_first(
-        self, old: str | None, new: str | None, what: str, call: ChatToolCallSnapshot
-    ) -> str | None:
-        if old is None:
-            return new
-        if new is not None and new != old:
-            self._violation(
-                "tool_call_changed",
-                f"tool call {call.index} {what} {old!r} was sent again as {new!r}; kept {old!r}",
-            )
-        return old
-
-    def _tool_done(
-        self,
-        state: ChatChoiceSnapshot,
-        call: ChatToolCallSnapshot,
-        raw: dict[str, Any],
-        out: list[LaneEvent],
-    ) -> None:
-        call.done = True
-        out.append(
-            ChatToolCallDone(
-                choice_index=state.index,
-                tool_index=call.index,
-                id=call.id,
-                name=call.name,
-                type=call.type or "function",
-                arguments=call.arguments,
-                extra=json_copy(call.extra),
-                raw=raw,
-            )
-        )
-
-    def _on_function_call(
-        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[LaneEvent]
-    ) -> None:
-        if type(value) is not dict:
-            self._bad_field("delta.function_call", "an object", value)
-            return
-        call = state.function_call
-        if call is None:
-            call = state.function_call = ChatFunctionCallSnapshot()
-        name = _text_or_none(value.get("name"))
-        if name is not None:
-            if call.name is None:
-                call.name = name
-            elif name != call.name:
-                self._violation(
-                    "tool_call_changed",
-                    f"function_call name {call.name!r} was sent again as {name!r}; kept the first",
-                )
-        arguments = self._arguments(value.get("arguments"), "function_call")
-        if arguments:
-            call.add_arguments(arguments)
-        if name or arguments:
-            out.append(ChatFunctionCallDelta(state.index, name, arguments, raw=raw))
-
-    def _arguments(self, value: Any, where: str) -> str:
-        """A fragment's arguments text; a JSON object instead of text is serialised."""
-        if type(value) is str:
-            return value
-        if value is None:
-            return ""
-        if type(value) is dict:
-            self._warn_once(
-                "arguments_not_string",
-                f"{where}.arguments sent as a JSON object, not as JSON text: serialised",
-            )
-            return json.dumps(plain_json(value, self._note_loss), separators=(",", ":"),
-                              ensure_ascii=False)
-        self._bad_field(f"{where}.arguments", "a string", value)
-        return ""
 
     # -- the end ------------------------------------------------------------------------
 
     def _on_finish(
-        self, state: ChatChoiceSnapshot, reason: Any, raw: dict[str, Any], out: list[LaneEvent]
+        self, state: ChatChoiceSnapshot, reason: Any, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
         if type(reason) is not str:
             self._bad_field("finish_reason", "a string", reason)
@@ -550,16 +353,11 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
                 f"choice {state.index} finish_reason {reason!r} is not a known one: "
                 "counted as a normal end",
             )
-        call = state.current_tool
+        call = state._current_tool
         if call is not None and not call.done:
             self._tool_done(state, call, raw, out)
-        function_call = state.function_call
-        if function_call is not None and old is None:
-            out.append(
-                ChatFunctionCallDone(
-                    state.index, function_call.name, function_call.arguments, raw=raw
-                )
-            )
+        if old is None:
+            self._function_done(state, raw, out)
         state.finish_reason = reason
         out.append(ChatFinish(state.index, reason, raw=raw))
 
@@ -569,7 +367,7 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
                 return Outcome.INCOMPLETE
         return Outcome.COMPLETED
 
-    def _on_done(self, out: list[LaneEvent]) -> None:
+    def _on_done(self, out: list[ChatEvent]) -> None:
         snap = self._snapshot
         error = None
         if snap.finished:
@@ -623,21 +421,9 @@ class ChatCompletionsLane(Lane[ChatCompletionSnapshot]):
                 "the stream ended without the usage chunk that the request asked for",
             )
 
-    # -- anomalies ------------------------------------------------------------------------
-
-    def _bad_field(self, where: str, expected: str, value: Any) -> None:
-        self._violation(
-            "bad_field", f"{where} should be {expected}, not {type(value).__name__}: ignored"
-        )
-
-    def _warn_once(self, code: str, message: str) -> None:
-        if code not in self._warned:
-            self._warned.add(code)
-            self._warn(code, message)
-
 
 _Handler = Callable[
-    [ChatCompletionsLane, ChatChoiceSnapshot, Any, dict[str, Any], list[LaneEvent]], None
+    [ChatCompletionsLane, ChatChoiceSnapshot, Any, dict[str, Any], list[ChatEvent]], None
 ]
 
 #: Delta field -> its handler, built once for the class (a lane holds no table).

@@ -141,7 +141,7 @@ class _CallSnapshot:
         """The arguments JSON text received so far (complete once the call is done)."""
         return _join(self._parts) or ""
 
-    def add_arguments(self, text: str) -> None:
+    def _add_arguments(self, text: str) -> None:
         self._parts.append(text)
 
     def to_api(self) -> dict[str, Any]:
@@ -161,11 +161,10 @@ class ChatToolCallSnapshot(_CallSnapshot):
     reports the call complete; ``extra`` holds provider fields of the call
     (Gemini's ``extra_content`` with the ``thought_signature`` to send back).
     ``wire_index`` is the ``index`` the provider gave it (None when it gave
-    none, as Gemini does), and ``whole`` says that its opening fragment
-    carried the name and complete JSON arguments (a call sent in one piece).
+    none, as Gemini does).
     """
 
-    __slots__ = ("done", "extra", "id", "index", "type", "whole", "wire_index")
+    __slots__ = ("_whole", "done", "extra", "id", "index", "type", "wire_index")
 
     def __init__(
         self,
@@ -182,7 +181,9 @@ class ChatToolCallSnapshot(_CallSnapshot):
         self.id = id
         self.type = type
         self.wire_index = wire_index
-        self.whole = whole
+        # Its opening fragment carried the name and complete JSON arguments (a
+        # call sent in one piece, as Gemini sends them).
+        self._whole = whole
         self.done = False
         self.extra: dict[str, Any] = {}
 
@@ -207,8 +208,8 @@ class ChatChoiceSnapshot:
 
     __slots__ = (
         "_by_wire",
+        "_current_tool",
         "_text",
-        "current_tool",
         "extra",
         "finish_reason",
         "function_call",
@@ -228,8 +229,8 @@ class ChatChoiceSnapshot:
         self.finish_reason: str | None = None
         self.logprobs: dict[str, list[Any] | None] | None = None
         self.extra: dict[str, Any] = {}
-        #: The tool call that the last tool fragment went to (the lane's bookkeeping).
-        self.current_tool: ChatToolCallSnapshot | None = None
+        # The tool call that the last tool fragment went to (the lane's bookkeeping).
+        self._current_tool: ChatToolCallSnapshot | None = None
         self._by_wire: dict[int, ChatToolCallSnapshot] = {}
 
     @property
@@ -242,7 +243,9 @@ class ChatChoiceSnapshot:
         """The refusal text so far."""
         return _join(self._text.get("refusal"))
 
-    def add_text(self, field: str, text: str) -> None:
+    # -- what the lane does ----------------------------------------------------------
+
+    def _add_text(self, field: str, text: str) -> None:
         """Append to ``content`` or ``refusal``."""
         parts = self._text.get(field)
         if parts is None:
@@ -250,11 +253,11 @@ class ChatChoiceSnapshot:
         else:
             parts.append(text)
 
-    def tool_by_wire_index(self, wire: int) -> ChatToolCallSnapshot | None:
+    def _tool_by_wire_index(self, wire: int) -> ChatToolCallSnapshot | None:
         """The latest tool call the provider numbered ``wire``."""
         return self._by_wire.get(wire)
 
-    def add_tool_call(
+    def _add_tool_call(
         self,
         wire: int | None,
         id: str | None,
@@ -269,10 +272,10 @@ class ChatChoiceSnapshot:
         self.tool_calls.append(call)
         if wire is not None:
             self._by_wire[wire] = call
-        self.current_tool = call
+        self._current_tool = call
         return call
 
-    def add_logprobs(self, content: list[Any] | None, refusal: list[Any] | None) -> None:
+    def _add_logprobs(self, content: list[Any] | None, refusal: list[Any] | None) -> None:
         """Keep the first logprobs object, then extend its lists (as the SDK does)."""
         lp = self.logprobs
         if lp is None:

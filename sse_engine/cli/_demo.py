@@ -16,7 +16,7 @@ from typing import TextIO
 
 import attrs
 
-from sse_engine import encode_lane_events
+from sse_engine import StreamEnd, StreamRestarted, encode_lane_events
 from sse_engine._outcome import Outcome
 from sse_engine.cli._inspect import LANE_TITLES, inspect_body, run_parts
 from sse_engine.cli._render import DEFAULT_WIDTH, Style, render
@@ -153,6 +153,7 @@ def _resume(out: TextIO, style: Style, body: bytes, width: int) -> bool:
     replay = [
         located.event for located in full.events
         if isinstance(located.event, ResponsesEvent)
+        and not isinstance(located.event, StreamEnd | StreamRestarted)
         and located.event.sequence_number is not None
         and plan.starting_after is not None
         and located.event.sequence_number > plan.starting_after

@@ -19,7 +19,7 @@ from typing import Any, cast
 import attrs
 
 from sse_engine._errors import ProtocolError
-from sse_engine._lane import LaneEvent, StreamEnd
+from sse_engine._lane import LaneEvent, StreamEnd, StreamRestarted
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.cli._detect import (
     EXIT_STATUS,
@@ -95,7 +95,9 @@ def _label(event: LaneEvent) -> str:
     """What an event is counted as, in every lane: its class, as ``isinstance`` tells them
     apart; a class that stands for several wire types adds the type (every Responses
     class, and an unknown Messages event)."""
-    if isinstance(event, ResponsesEvent | UnknownEvent):
+    if isinstance(event, ResponsesEvent | UnknownEvent) and not isinstance(
+        event, StreamEnd | StreamRestarted
+    ):
         return f"{type(event).__name__}({event.type})"
     return type(event).__name__
 

@@ -4,6 +4,10 @@ Frames are typed by their JSON ``type``, not by the SSE ``event:`` line: a
 frame without an ``event:`` line (which the SDK skips) is interpreted like any
 other, and when the two disagree the JSON wins and a warning says so. See
 ``docs/messages.md`` for the events, the outcome rules and the warning codes.
+
+:data:`MessagesEvent` is the union of the lane's ``@final`` event classes and
+``StreamEnd``: what ``MessagesLane.feed()`` returns (``MessageEvent`` is the
+same union, under the name the lane's base class had).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from sse_engine.messages._events import (
     MessageDelta,
     MessageError,
     MessageEvent,
+    MessagesEvent,
     MessageStart,
     MessageStop,
     OtherDelta,
@@ -50,6 +55,7 @@ __all__ = [
     "MessageSnapshot",
     "MessageStart",
     "MessageStop",
+    "MessagesEvent",
     "MessagesLane",
     "OtherDelta",
     "Ping",

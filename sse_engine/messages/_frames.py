@@ -11,39 +11,46 @@ from collections.abc import Mapping
 from sse_engine._encoder import encode_event, encode_json, not_this_lane
 from sse_engine._lane import FrameItem, StreamEnd, StreamRestarted
 from sse_engine.messages._events import (
-    BlockDelta,
     BlockStart,
     BlockStop,
+    CitationDelta,
+    InputJsonDelta,
     MessageDelta,
     MessageError,
-    MessageEvent,
     MessageStart,
     MessageStop,
+    OtherDelta,
     Ping,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseStop,
     UnknownEvent,
+    _MessagesFrame,
 )
 
 __all__ = ["encode_messages_event"]
 
-#: The wire type of each Messages event class (subclasses share their base's).
-_MESSAGES_TYPES: tuple[tuple[type[MessageEvent], str], ...] = (
-    (MessageStart, "message_start"),
-    (Ping, "ping"),
-    (BlockStart, "content_block_start"),
-    (BlockDelta, "content_block_delta"),
-    (BlockStop, "content_block_stop"),
-    (MessageDelta, "message_delta"),
-    (MessageStop, "message_stop"),
-)
+#: The wire type of each Messages event class (``UnknownEvent`` carries its own).
+_MESSAGES_TYPES: dict[type[_MessagesFrame], str] = {
+    MessageStart: "message_start",
+    Ping: "ping",
+    BlockStart: "content_block_start",
+    **dict.fromkeys(
+        (TextDelta, ThinkingDelta, SignatureDelta, InputJsonDelta, CitationDelta, OtherDelta),
+        "content_block_delta",
+    ),
+    BlockStop: "content_block_stop",
+    ToolUseStop: "content_block_stop",
+    MessageDelta: "message_delta",
+    MessageStop: "message_stop",
+}
 
 
-def _messages_type(event: MessageEvent) -> str:
+def _messages_type(event: _MessagesFrame) -> str:
     if isinstance(event, UnknownEvent):
         return event.type
-    for cls, name in _MESSAGES_TYPES:
-        if isinstance(event, cls):
-            return name
-    raise not_this_lane(event, "Messages")  # pragma: no cover - every subclass is listed
+    return _MESSAGES_TYPES[type(event)]
 
 
 def encode_messages_event(item: FrameItem) -> bytes:
@@ -62,7 +69,7 @@ def encode_messages_event(item: FrameItem) -> bytes:
         if isinstance(item.raw, str):
             return encode_event(item.raw, event="error")
         return encode_json(item.raw, event="error")
-    if isinstance(item, MessageEvent):
+    if isinstance(item, _MessagesFrame):
         kind = _messages_type(item)
         return encode_json(item.raw or {"type": kind}, event=kind)
     if isinstance(item, StreamEnd | StreamRestarted):

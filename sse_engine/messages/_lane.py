@@ -1,9 +1,12 @@
-"""The Anthropic Messages lane: ``message_start`` ... ``message_stop`` as typed events.
+"""The Messages state machine: one frame in, typed events out, the verdict.
 
-Frames are typed by their JSON ``type``, not by the SSE ``event:`` line: a
-frame without an ``event:`` line (which the SDK skips) is interpreted like any
-other, and when the two disagree the JSON wins and a warning says so. See
-``docs/messages.md`` for the events, the outcome rules and the warning codes.
+:class:`MessagesLane` types each frame by its JSON ``type`` (reconciled with
+the ``event:`` line), takes the common case, a string delta for an open block,
+on an inline hot path, and dispatches the rest through a table:
+``message_start``, ``message_delta`` (stop reason, merged usage),
+``message_stop`` and the verdict, ``ping``, ``error``. The content blocks are
+assembled in ``_blocks.py`` (:class:`BlockAssembly`); the lane's events are in
+``_events.py``, its snapshot in ``_snapshot.py``.
 """
 
 from __future__ import annotations
@@ -13,29 +16,20 @@ from typing import Any
 
 from sse_engine._errors import ProtocolError
 from sse_engine._json import describe
-from sse_engine._lane import Lane, LaneEvent
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._sse import ServerSentEvent
+from sse_engine.messages._blocks import BlockAssembly, str_or_none
 from sse_engine.messages._events import (
-    BlockDelta,
-    BlockStart,
-    BlockStop,
-    CitationDelta,
-    InputJsonDelta,
     MessageDelta,
     MessageError,
+    MessagesEvent,
     MessageStart,
     MessageStop,
-    OtherDelta,
     Ping,
-    SignatureDelta,
-    TextDelta,
-    ThinkingDelta,
-    ToolUseStop,
     UnknownEvent,
 )
 from sse_engine.messages._frames import encode_messages_event
-from sse_engine.messages._snapshot import TOOL_BLOCK_TYPES, ContentBlock, MessageSnapshot
+from sse_engine.messages._snapshot import MessageSnapshot
 
 __all__ = ["MessagesLane"]
 
@@ -43,38 +37,6 @@ __all__ = ["MessagesLane"]
 COMPLETED_STOP_REASONS = frozenset({"end_turn", "tool_use", "stop_sequence", "pause_turn"})
 #: Stop reasons of a turn cut short (the stream itself is complete).
 INCOMPLETE_STOP_REASONS = frozenset({"max_tokens", "refusal", "model_context_window_exceeded"})
-
-# The string-valued deltas: delta type -> (its field, the event class, whether
-# it replaces rather than appends), and the block types each applies to.
-_Spec = tuple[str, Callable[..., BlockDelta], bool]
-_STRING_DELTAS: dict[str, _Spec] = {
-    "text_delta": ("text", TextDelta, False),
-    "thinking_delta": ("thinking", ThinkingDelta, False),
-    "input_json_delta": ("partial_json", InputJsonDelta, False),
-    "signature_delta": ("signature", SignatureDelta, True),
-}
-_SPECS_BY_BLOCK_TYPE: dict[str, dict[str, _Spec]] = {
-    "text": {"text_delta": _STRING_DELTAS["text_delta"]},
-    "thinking": {k: _STRING_DELTAS[k] for k in ("thinking_delta", "signature_delta")},
-    **{t: {"input_json_delta": _STRING_DELTAS["input_json_delta"]} for t in TOOL_BLOCK_TYPES},
-}
-_NO_SPECS: dict[str, _Spec] = {}
-
-# Deltas that set fields of their block (as the SDK does): delta type ->
-# (the block type they apply to, the fields each replaces).
-_FIELD_DELTAS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "compaction_delta": ("compaction", ("content", "encrypted_content")),
-}
-
-# The block a delta implies when it arrives for a block that never started.
-_IMPLIED_BLOCKS: dict[str, dict[str, Any]] = {
-    "text_delta": {"type": "text", "text": ""},
-    "citations_delta": {"type": "text", "text": ""},
-    "thinking_delta": {"type": "thinking", "thinking": "", "signature": ""},
-    "signature_delta": {"type": "thinking", "thinking": "", "signature": ""},
-    "input_json_delta": {"type": "tool_use", "id": None, "name": None, "input": {}},
-    "compaction_delta": {"type": "compaction", "content": None, "encrypted_content": None},
-}
 
 #: The frame types of the Messages stream (what ``recognize`` knows it by).
 FRAME_TYPES = frozenset(
@@ -90,7 +52,7 @@ FRAME_TYPES = frozenset(
 )
 
 
-class MessagesLane(Lane[MessageSnapshot]):
+class MessagesLane(BlockAssembly):
     """The Anthropic Messages stream (``POST /v1/messages`` with ``stream: true``).
 
     Emits :class:`MessageStart`, :class:`Ping`, :class:`BlockStart`, the
@@ -118,8 +80,7 @@ class MessagesLane(Lane[MessageSnapshot]):
     def _setup(self) -> None:
         self._snap = MessageSnapshot(self.json_loads, self._loss_report())
         self._data_only_seen = False
-        # The open blocks, by index, with the string deltas each accepts (hot path).
-        self._open: dict[int, tuple[ContentBlock, dict[str, _Spec]]] = {}
+        self._open = {}
 
     @property
     def snapshot(self) -> MessageSnapshot:
@@ -128,7 +89,7 @@ class MessagesLane(Lane[MessageSnapshot]):
 
     # -- one frame -------------------------------------------------------------
 
-    def _on_event(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+    def _on_event(self, sse: ServerSentEvent, out: list[MessagesEvent]) -> None:
         try:
             payload = self.json_loads(sse.data)
         except (ValueError, TypeError, RecursionError):
@@ -200,7 +161,7 @@ class MessagesLane(Lane[MessageSnapshot]):
             )
         return kind
 
-    def _undecodable(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+    def _undecodable(self, sse: ServerSentEvent, out: list[MessagesEvent]) -> None:
         """A frame whose data is not JSON: an error event's text, a ping, [DONE], or bad bytes."""
         data = sse.data
         if sse.event == "error":
@@ -223,20 +184,9 @@ class MessagesLane(Lane[MessageSnapshot]):
         else:
             self._decode(sse)  # raises the ProtocolError that says where
 
-    def _bad(self, what: str, payload: dict[str, Any]) -> ProtocolError:
-        return ProtocolError(
-            f"SSE event #{self._event_index} ({describe(payload.get('type'))}): {what}; "
-            f"payload: {describe(payload, 120)}"
-        )
-
-    def _ensure_started(self, kind: str) -> None:
-        if not self._snap.started:
-            self._violation("missing_message_start", f"{kind} before message_start")
-            self._snap.started = True
-
     # -- message level ---------------------------------------------------------
 
-    def _on_message_start(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
+    def _on_message_start(self, payload: dict[str, Any], out: list[MessagesEvent]) -> None:
         message = payload.get("message")
         if type(message) is not dict:
             raise self._bad("message_start without a message object", payload)
@@ -260,7 +210,7 @@ class MessagesLane(Lane[MessageSnapshot]):
                     del self._open[done.index]
         out.append(MessageStart(payload, snap.id, snap.model, dict(snap.usage)))
 
-    def _on_message_delta(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
+    def _on_message_delta(self, payload: dict[str, Any], out: list[MessagesEvent]) -> None:
         delta = payload.get("delta", {})
         if type(delta) is not dict:
             raise self._bad("message_delta whose delta is not an object", payload)
@@ -293,11 +243,11 @@ class MessagesLane(Lane[MessageSnapshot]):
         elif usage is not None:
             self._warn("bad_field", "message_delta usage is not an object; ignored")
         out.append(
-            MessageDelta(payload, _str_or_none(stop_reason),
-                         _str_or_none(message["stop_sequence"]), dict(snap.usage))
+            MessageDelta(payload, str_or_none(stop_reason),
+                         str_or_none(message["stop_sequence"]), dict(snap.usage))
         )
 
-    def _on_message_stop(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
+    def _on_message_stop(self, payload: dict[str, Any], out: list[MessagesEvent]) -> None:
         self._ensure_started("message_stop")
         snap = self._snap
         for block in snap.content:
@@ -307,7 +257,7 @@ class MessagesLane(Lane[MessageSnapshot]):
                 )
                 if block.is_tool:
                     self._finish_tool_input(block)
-        stop_reason = _str_or_none(snap.stop_reason)
+        stop_reason = snap.stop_reason
         outcome = self._verdict(stop_reason)
         out.append(MessageStop(payload, stop_reason))
         self._end(outcome, None, out)
@@ -340,172 +290,16 @@ class MessagesLane(Lane[MessageSnapshot]):
                 self._finish_tool_input(block)
         return super()._on_transport_end()
 
-    def _on_ping(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
+    def _on_ping(self, payload: dict[str, Any], out: list[MessagesEvent]) -> None:
         out.append(Ping(payload))
 
-    def _on_error(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
+    def _on_error(self, payload: dict[str, Any], out: list[MessagesEvent]) -> None:
         error = self._with_context(StreamError.from_payload(payload))
         out.append(MessageError(error, payload))
         self._end(Outcome.FAILED, error, out)
 
-    # -- content blocks ----------------------------------------------------------
 
-    def _add_block(self, index: int, block: dict[str, Any]) -> ContentBlock:
-        block_type = block.get("type")
-        if type(block_type) is not str:
-            self._warn("bad_field", f"content block {index} has no string type; kept as is")
-            block_type = ""
-        snap = self._snap
-        new = ContentBlock(index, block, block_type)
-        snap.content.append(new)
-        snap.by_index[index] = new
-        self._open[index] = (new, _SPECS_BY_BLOCK_TYPE.get(block_type, _NO_SPECS))
-        return new
-
-    def _on_block_start(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
-        index = payload.get("index")
-        block = payload.get("content_block")
-        if type(index) is not int or type(block) is not dict:
-            raise self._bad("content_block_start needs an int index and a content_block", payload)
-        self._ensure_started("content_block_start")
-        snap = self._snap
-        if index in snap.by_index:
-            self._violation("block_index_mismatch", f"block {index} started twice")
-        elif index != len(snap.content):
-            self._violation(
-                "block_index_mismatch",
-                f"block {index} started where block {len(snap.content)} was expected",
-            )
-        new = self._add_block(index, block)
-        if new.type == "fallback":
-            # The model that produces what follows: the message is relabelled, as
-            # the SDK does (its non-streamed message names the serving model).
-            target = block.get("to")
-            model = target.get("model") if type(target) is dict else None
-            if type(model) is str:
-                self._snap.message["model"] = model
-        out.append(BlockStart(payload, index, new.type, block))
-
-    def _block_for(self, payload: dict[str, Any], kind: str) -> tuple[int, ContentBlock | None]:
-        index = payload.get("index")
-        if type(index) is not int:
-            raise self._bad(f"{kind} without an int index", payload)
-        block = self._snap.by_index.get(index)
-        if block is not None and block.stopped:
-            self._violation("block_already_stopped", f"{kind} for block {index} after its stop")
-        return index, block
-
-    def _on_block_delta(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
-        """Every delta the hot path in ``_on_event`` did not take: validated, warned about."""
-        delta = payload.get("delta")
-        if type(delta) is not dict:
-            raise self._bad("content_block_delta without a delta object", payload)
-        index, block = self._block_for(payload, "content_block_delta")
-        delta_type: Any = delta.get("type")
-        if type(delta_type) is not str:
-            self._warn("bad_field", f"a delta for block {index} has no string type")
-            out.append(OtherDelta(payload, index, describe(delta_type), delta))
-            return
-        if block is None:
-            implied = _IMPLIED_BLOCKS.get(delta_type)
-            if implied is None:
-                self._violation(
-                    "unknown_block_index", f"{delta_type} for block {index}, which never started"
-                )
-                out.append(OtherDelta(payload, index, delta_type, delta))
-                return
-            self._ensure_started("content_block_delta")
-            self._violation(
-                "missing_block_start", f"{delta_type} for block {index}, which never started"
-            )
-            block = self._add_block(index, dict(implied))
-        spec = _STRING_DELTAS.get(delta_type)
-        if spec is not None:
-            field, event_class, replaces = spec
-            value = delta.get(field)
-            if type(value) is not str:
-                raise self._bad(f"{delta_type} whose {field} is not a string", payload)
-            if delta_type not in _SPECS_BY_BLOCK_TYPE.get(block.type, {}):
-                self._mismatch(block, delta_type, payload, delta, out)
-            elif replaces:
-                block.signature = value
-                out.append(event_class(payload, index, value))
-            else:
-                block.parts.append(value)
-                out.append(event_class(payload, index, value))
-        elif delta_type == "citations_delta":
-            citation = delta.get("citation")
-            if type(citation) is not dict:
-                raise self._bad("citations_delta whose citation is not an object", payload)
-            if block.type != "text":
-                self._mismatch(block, delta_type, payload, delta, out)
-            else:
-                block.citations.append(citation)
-                out.append(CitationDelta(payload, index, citation))
-        elif delta_type in _FIELD_DELTAS:
-            block_type, keys = _FIELD_DELTAS[delta_type]
-            if block.type != block_type:
-                self._mismatch(block, delta_type, payload, delta, out)
-            else:
-                block.replace(delta, keys)
-                out.append(OtherDelta(payload, index, delta_type, delta))
-        else:
-            # A delta type this library does not know: nothing it carries is lost.
-            block.merge(delta)
-            out.append(OtherDelta(payload, index, delta_type, delta))
-
-    def _mismatch(
-        self,
-        block: ContentBlock,
-        delta_type: str,
-        payload: dict[str, Any],
-        delta: dict[str, Any],
-        out: list[LaneEvent],
-    ) -> None:
-        """A delta for a block of another kind: ignored (as the SDK does), passed through."""
-        self._violation(
-            "delta_type_mismatch",
-            f"{delta_type} for block {block.index} of type {describe(block.type)} was not applied",
-        )
-        out.append(OtherDelta(payload, block.index, delta_type, delta))
-
-    def _on_block_stop(self, payload: dict[str, Any], out: list[LaneEvent]) -> None:
-        index, block = self._block_for(payload, "content_block_stop")
-        if block is None:
-            self._violation("unknown_block_index", f"content_block_stop for unknown block {index}")
-            return
-        if block.stopped:
-            return
-        block.stopped = True
-        self._open.pop(index, None)
-        if block.is_tool:
-            self._finish_tool_input(block)
-            start = block.start
-            out.append(
-                ToolUseStop(
-                    payload,
-                    index,
-                    block.to_api(self.json_loads),
-                    _str_or_none(start.get("id")),
-                    _str_or_none(start.get("name")),
-                    None if block.input_error else block.input,
-                    block.input_error,
-                )
-            )
-        else:
-            out.append(BlockStop(payload, index, block.to_api(self.json_loads)))
-
-    def _finish_tool_input(self, block: ContentBlock) -> None:
-        block.parse_input(self.json_loads)
-        if block.input_error is not None:
-            self._warn(
-                "tool_input_invalid",
-                f"block {block.index} ({describe(block.type)} "
-                f"{describe(block.start.get('name'))}): {block.input_error}",
-            )
-
-
-_Handler = Callable[[MessagesLane, dict[str, Any], list[LaneEvent]], None]
+_Handler = Callable[[MessagesLane, dict[str, Any], list[MessagesEvent]], None]
 
 #: The frame type -> its handler, built once for the class (a lane holds no table).
 _HANDLERS: dict[str, _Handler] = {
@@ -523,7 +317,3 @@ _HANDLERS: dict[str, _Handler] = {
 _MESSAGE_DELTA_OWN = frozenset(
     {"type", "delta", "usage", "stop_reason", "stop_sequence", "stop_details"}
 )
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if type(value) is str else None

@@ -78,7 +78,7 @@ class ContentBlock:
         self._parsed_parts = 0
         self.fields: dict[str, Any] | None = None
 
-    def replace(self, delta: dict[str, Any], keys: tuple[str, ...]) -> None:
+    def _replace(self, delta: dict[str, Any], keys: tuple[str, ...]) -> None:
         """A known delta that sets fields (``compaction_delta``): each key it has replaces."""
         fields = self.fields
         if fields is None:
@@ -87,7 +87,7 @@ class ContentBlock:
             if key in delta:
                 fields[key] = delta[key]
 
-    def merge(self, delta: dict[str, Any]) -> None:
+    def _merge(self, delta: dict[str, Any]) -> None:
         """A delta of a type the lane does not know: its fields merge into the block.
 
         Strings concatenate (onto the block's own string, from its start or
@@ -128,7 +128,7 @@ class ContentBlock:
         """The block's text (text blocks) or thinking (thinking blocks) so far."""
         return self.joined() if self.type in _TEXT_FIELD else ""
 
-    def parse_input(self, loads: JsonLoads) -> None:
+    def _parse_input(self, loads: JsonLoads) -> None:
         """Parse the input JSON fragments (tool blocks), once per new fragment count.
 
         No fragments, or only empty ones, leave the start value (normally
@@ -166,7 +166,7 @@ class ContentBlock:
             if self.signature is not None:
                 block["signature"] = self.signature
         elif kind in TOOL_BLOCK_TYPES:
-            self.parse_input(loads)
+            self._parse_input(loads)
             block["input"] = self.input
         if self.fields:
             for key, value in self.fields.items():
@@ -206,27 +206,31 @@ class MessageSnapshot:
         self.message: dict[str, Any] = {}
         self.usage: dict[str, Any] = {}
         self.content: list[ContentBlock] = []
-        self.by_index: dict[int, ContentBlock] = {}
+        self._by_index: dict[int, ContentBlock] = {}
+
+    def _text_field(self, key: str) -> str | None:
+        value = self.message.get(key)
+        return value if type(value) is str else None
 
     @property
     def id(self) -> str | None:
-        """The message id (``msg_...``)."""
-        return self.message.get("id")
+        """The message id (``msg_...``); None until a string one arrived."""
+        return self._text_field("id")
 
     @property
     def model(self) -> str | None:
-        """The model that answers."""
-        return self.message.get("model")
+        """The model that answers; None until a string one arrived."""
+        return self._text_field("model")
 
     @property
     def stop_reason(self) -> str | None:
-        """The stop reason from ``message_delta`` (None until it arrives)."""
-        return self.message.get("stop_reason")
+        """The stop reason from ``message_delta`` (None until a string one arrives)."""
+        return self._text_field("stop_reason")
 
     @property
     def stop_sequence(self) -> str | None:
         """The stop sequence that ended the turn, if that is why it stopped."""
-        return self.message.get("stop_sequence")
+        return self._text_field("stop_sequence")
 
     @property
     def text(self) -> str:

@@ -4,16 +4,16 @@ A :class:`PartStream` has the lane's own interface (``start``, ``feed``,
 ``close``, ``outcome``, ``error``, ``warnings``, ``retry``,
 ``last_event_id``, ``resume_plan`` / ``resume``), so whatever drives a lane
 (a transport loop, :func:`~sse_engine.iter_events`, :func:`~sse_engine.aiter_events`)
-drives it, and gets parts instead of the lane's events. Which translator reads
-the lane's events is looked up in one table keyed by lane class.
+drives it, and gets parts instead of the lane's events: it is a
+``LaneLike[Part]``, so ``iter_events(PartStream(lane), chunks)`` is typed as
+yielding ``Part | Reconnecting``. Which translator reads the lane's events is
+looked up in one table keyed by lane class.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, Final
-
-import attrs
 
 from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._lane import Headers, Lane, LaneEvent, LaneWarning, StreamEnd
@@ -24,7 +24,7 @@ from sse_engine.parts._builder import PartBuilder
 from sse_engine.parts._from_chat import ChatParts
 from sse_engine.parts._from_messages import MessagesParts
 from sse_engine.parts._from_responses import ResponsesParts
-from sse_engine.parts._parts import Finish, Part
+from sse_engine.parts._parts import Part
 from sse_engine.parts._translator import Finished, Translator
 from sse_engine.parts._turn import Turn
 from sse_engine.responses import ResponsesLane
@@ -76,7 +76,6 @@ class PartStream:
         # Warnings found here (invalid tool input) join the lane's own, located like them.
         self._builder = PartBuilder(lane.json_loads, lane._warn, partial_strings)
         self._translator = kind(lane, self._builder)
-        self._last: list[Part] = []
 
     # -- the lane's cycle, as parts ----------------------------------------------------
 
@@ -98,10 +97,14 @@ class PartStream:
             raise
         return self.translate(events) if events else []
 
-    def close(self) -> list[Part]:
-        """The transport ended: the final parts (the ``Finish``, if not sent yet)."""
+    def close(self, *, error: StreamError | None = None) -> list[Part]:
+        """The transport ended: the final parts (the ``Finish``, if not sent yet).
+
+        ``error`` says why, as for :meth:`Lane.close`: a stream that ends
+        ``truncated`` here carries it in its ``Finish`` (and in ``error``).
+        """
         try:
-            events = self.lane.close()
+            events = self.lane.close(error=error)
         except ProtocolError as exc:
             self._failed(exc)
             raise
@@ -137,7 +140,6 @@ class PartStream:
                     handler(translator, event)
         except Finished:
             pass
-        self._last = out
         return out
 
     # -- what the lane knows -------------------------------------------------------------
@@ -151,19 +153,6 @@ class PartStream:
     def error(self) -> StreamError | None:
         """Why the stream failed or was cut (the lane's error)."""
         return self.lane.error
-
-    @error.setter
-    def error(self, error: StreamError | None) -> None:
-        # iter_events amends a truncation's error with the transport's cause after
-        # close(), then rebuilds the list close() returned: the Finish in that list
-        # and the turns say the amended error too.
-        self.lane.error = error
-        for turn in self._builder.turns.values():
-            if turn.outcome is not None:
-                turn.error = error
-        last = self._last
-        if last and type(last[-1]) is Finish:
-            last[-1] = attrs.evolve(last[-1], error=error)
 
     @property
     def warnings(self) -> list[LaneWarning]:
@@ -206,10 +195,7 @@ class PartStream:
         is withdrawn (as the lane's ``TRUNCATED`` verdict is): the resumed
         stream ends with its own.
         """
-        resume = getattr(self.lane, "resume", None)
-        if resume is None:
-            raise UsageError(f"a {type(self.lane).__name__} stream cannot be resumed")
-        events: list[LaneEvent] = resume()
+        events = self.lane.resume()  # a lane that cannot resume raises UsageError
         if self._builder.finished:
             self._builder.reopen()
         return self.translate(events)

@@ -7,8 +7,11 @@ when the two disagree the JSON wins with an ``event_type_mismatch`` warning).
 resume recipe.
 
 - :class:`ResponsesLane`: the lane.
-- :class:`ResponsesEvent` and its subclasses: one frozen class per payload
-  shape, ``type`` is the wire type.
+- One frozen ``@final`` class per payload shape (``ResponseContentDeltaEvent``,
+  ...), whose ``type`` is the wire type, typed as the ``Literal`` of the types
+  it carries; :data:`ResponsesEvent`, their union with ``StreamEnd`` and
+  ``StreamRestarted``, is what the lane returns. :data:`ResponsesEventType` is
+  every type the lane knows, :data:`RESPONSES_EVENT_TYPES` the same at run time.
 - :class:`ResponseSnapshot`, :class:`OutputItem`, :class:`ContentPart`,
   :class:`TextBuffer`: the response as it builds up.
 - :class:`ResumePlan`: the reconnect request, and :class:`RetrievePlan`, the plain
@@ -34,7 +37,6 @@ from sse_engine.responses._events import (
     ResponseOutputItemEvent,
     ResponsePartialImageEvent,
     ResponseRefusalDoneEvent,
-    ResponsesEvent,
     ResponseShellCommandDeltaEvent,
     ResponseShellCommandEvent,
     ResponseShellOutputDeltaEvent,
@@ -50,9 +52,15 @@ from sse_engine.responses._frames import encode_responses_event
 from sse_engine.responses._lane import ITEM_STATUS_TYPES, ResponsesLane
 from sse_engine.responses._resume import ResumePlan, RetrievePlan
 from sse_engine.responses._snapshot import ContentPart, OutputItem, ResponseSnapshot, TextBuffer
+from sse_engine.responses._types import (
+    RESPONSES_EVENT_TYPES,
+    ResponsesEvent,
+    ResponsesEventType,
+)
 
 __all__ = [
     "ITEM_STATUS_TYPES",
+    "RESPONSES_EVENT_TYPES",
     "ContentPart",
     "OutputItem",
     "ResponseAnnotationEvent",
@@ -82,6 +90,7 @@ __all__ = [
     "ResponseTextDoneEvent",
     "ResponseUnknownEvent",
     "ResponsesEvent",
+    "ResponsesEventType",
     "ResponsesLane",
     "ResumePlan",
     "RetrievePlan",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from sse_engine._encoder import encode_json, not_this_lane
 from sse_engine._lane import FrameItem, StreamEnd, StreamRestarted
-from sse_engine.responses._events import ResponsesEvent
+from sse_engine.responses._events import _ResponsesFrame
 
 __all__ = ["encode_responses_event"]
 
@@ -29,7 +29,7 @@ def encode_responses_event(item: FrameItem, *, id: str | None = None) -> bytes:
     if isinstance(item, Mapping):
         kind = item.get("type")
         return encode_json(item, event=kind if isinstance(kind, str) else None, id=id)
-    if isinstance(item, ResponsesEvent):
+    if isinstance(item, _ResponsesFrame):
         if not item.raw:
             raise ValueError(f"{type(item).__name__} {item.type!r} has no raw payload to encode")
         return encode_json(item.raw, event=item.type, id=id)

@@ -10,10 +10,10 @@ stream: dispatch, sequence numbers, lifecycle, terminal events, errors, resume.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from sse_engine._json import describe
-from sse_engine._lane import Lane, LaneEvent
+from sse_engine._lane import Lane
 from sse_engine.responses._events import (
     ResponseAnnotationEvent,
     ResponseArgumentsDoneEvent,
@@ -23,12 +23,10 @@ from sse_engine.responses._events import (
     ResponseContentDeltaEvent,
     ResponseContentPartEvent,
     ResponseCustomToolInputDoneEvent,
-    ResponseItemEvent,
     ResponseItemStatusEvent,
     ResponseOutputItemEvent,
     ResponsePartialImageEvent,
     ResponseRefusalDoneEvent,
-    ResponsesEvent,
     ResponseShellCommandDeltaEvent,
     ResponseShellCommandEvent,
     ResponseShellOutputDeltaEvent,
@@ -45,6 +43,7 @@ from sse_engine.responses._snapshot import (
     ResponseSnapshot,
     TextBuffer,
 )
+from sse_engine.responses._types import EVENT_TYPES, ResponsesEvent
 
 __all__ = ["CALL_KINDS", "CONTENT_KINDS", "ITEM_STATUS_TYPES", "ItemAssembly"]
 
@@ -71,29 +70,18 @@ CALL_KINDS = {
     for end in ("delta", "done")
 }
 
-_CALL_DONE_EVENTS: dict[str, Callable[..., ResponseItemEvent]] = {
+_CallDone = ResponseArgumentsDoneEvent | ResponseCustomToolInputDoneEvent | ResponseCodeDoneEvent
+_CALL_DONE_EVENTS: dict[str, Callable[..., _CallDone]] = {
     "arguments": ResponseArgumentsDoneEvent,
     "input": ResponseCustomToolInputDoneEvent,
     "code": ResponseCodeDoneEvent,
 }
 
 #: Hosted tools' progress events (item_id + output_index only).
-ITEM_STATUS_TYPES = frozenset(
-    f"response.{tool}.{status}"
-    for tool, statuses in (
-        ("code_interpreter_call", ("in_progress", "interpreting", "completed")),
-        ("file_search_call", ("in_progress", "searching", "completed")),
-        ("web_search_call", ("in_progress", "searching", "completed")),
-        ("image_generation_call", ("in_progress", "generating", "completed")),
-        ("mcp_call", ("in_progress", "completed", "failed")),
-        ("mcp_list_tools", ("in_progress", "completed", "failed")),
-        ("compaction", ("compacting",)),
-    )
-    for status in statuses
-)
+ITEM_STATUS_TYPES: Final[frozenset[str]] = frozenset(EVENT_TYPES[ResponseItemStatusEvent])
 
 
-class ItemAssembly(Lane[ResponseSnapshot]):
+class ItemAssembly(Lane[ResponsesEvent]):
     """The output-item handlers; the lane's state they share is set up by the lane."""
 
     _snap: ResponseSnapshot
@@ -123,42 +111,42 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         return item
 
     def _on_item_added(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         item = self._item_of(kind, payload)
         snap = self._snap
         index = opt_field(payload, "output_index", int)
         if index is None:
-            index = snap.next_index()
-        state = snap.at(index)
+            index = snap._next_index()
+        state = snap.item(index)
         self._check_sequential(state, index)
         if state is not None and state.implicit and not state.done:
-            state.adopt(item)
-            snap.index_id(state)
+            state._adopt(item)
+            snap._index_id(state)
         else:
             if state is not None:
                 self._violation(
                     "duplicate_output_index", f"output item #{index} was added a second time"
                 )
-            state = snap.add(index, item)
+            state = snap._add(index, item)
         self._open = state
         out.append(ResponseOutputItemEvent(kind, seq, index, item, raw=payload))
 
     def _on_item_done(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         item = self._item_of(kind, payload)
         snap = self._snap
         index = opt_field(payload, "output_index", int)
         if index is None:
             ident = item.get("id")
-            found = snap.by_id(ident) if type(ident) is str else None
-            index = found.output_index if found is not None else snap.next_index()
-        state = snap.at(index)
+            found = snap._item_with_id(ident) if type(ident) is str else None
+            index = found.output_index if found is not None else snap._next_index()
+        state = snap.item(index)
         if state is None or not state.done:  # a final item sent again is no overlap
             self._check_sequential(state, index)
         if state is None:  # never added: a resume past its window sends final items only
-            state = snap.add(index, item)
+            state = snap._add(index, item)
         elif not _same_item(state.item, item):
             self._warn(
                 "item_identity_changed",
@@ -166,8 +154,8 @@ class ItemAssembly(Lane[ResponseSnapshot]):
                 f"{describe(state.id)} but done as {describe(item.get('type'))} "
                 f"{describe(item.get('id'))}",
             )
-        state.finish(item)
-        snap.index_id(state)
+        state._finish(item)
+        snap._index_id(state)
         self._open = state
         out.append(ResponseOutputItemEvent(kind, seq, index, item, raw=payload))
 
@@ -181,11 +169,11 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         if index is not None:
             if type(index) is not int:
                 raise Malformed(f"'output_index' must be an integer, got {type(index).__name__}")
-            state = snap.at(index)
+            state = snap.item(index)
             if state is not None:
                 return state
         if item_id is not None:
-            state = snap.by_id(item_id)
+            state = snap._item_with_id(item_id)
             if state is not None:
                 return state
         elif index is None and self._open is not None and not self._open.done:
@@ -196,7 +184,7 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         item: dict[str, Any] = {"id": item_id, "type": kind}
         if kind == "message":
             item["role"] = "assistant"
-        state = snap.add(snap.next_index() if index is None else index, item, implicit=True)
+        state = snap._add(snap._next_index() if index is None else index, item, implicit=True)
         if self._open is None or self._open.done:
             self._open = state
         return state
@@ -224,18 +212,31 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         )
         return None, item_id, state.output_index
 
-    def _on_item_status(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
-    ) -> None:
+    def _located(self, payload: dict[str, Any]) -> tuple[OutputItem | None, str | None, int]:
+        """``(item, item_id, output_index)`` of an event that only refers to its item.
+
+        For hosted tools' progress and image previews, which change no content:
+        the item at the payload's ``output_index``, else the one its ``item_id``
+        names (None when neither is known: no item is opened for them). Without
+        an index, an unknown item is Malformed: the event has no place.
+        """
         item_id = opt_field(payload, "item_id", str)
         index = opt_field(payload, "output_index", int)
         snap = self._snap
-        state = snap.at(index) if index is not None else None
+        state = snap.item(index) if index is not None else None
         if state is None and item_id is not None:
-            state = snap.by_id(item_id)
-        event = ResponseItemStatusEvent(
-            kind, seq, item_id, index if state is None else state.output_index, raw=payload
-        )
+            state = snap._item_with_id(item_id)
+        if state is not None:
+            return state, item_id, state.output_index
+        if index is None:
+            raise Malformed("no 'output_index', and no item known by its 'item_id'")
+        return None, item_id, index
+
+    def _on_item_status(
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
+    ) -> None:
+        state, item_id, index = self._located(payload)
+        event = ResponseItemStatusEvent(kind, seq, item_id, index, raw=payload)
         if state is not None:
             state.progress = event.status
         out.append(event)
@@ -243,7 +244,7 @@ class ItemAssembly(Lane[ResponseSnapshot]):
     # -- content -----------------------------------------------------------------------
 
     def _on_content_delta(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         delta = req_str(payload, "delta")
         content_index = opt_field(payload, "content_index", int, 0)
@@ -251,7 +252,7 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         item_kind, part_kind = CONTENT_KINDS[kind]
         state, item_id, index = self._about(kind, payload, item_kind)
         if state is not None:
-            state.part(content_index, part_kind).append(delta)
+            state._part(content_index, part_kind)._append(delta)
         out.append(
             ResponseContentDeltaEvent(
                 kind, seq, item_id, index, content_index, delta, logprobs, raw=payload
@@ -259,7 +260,7 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         )
 
     def _on_text_done(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         item_kind, part_kind = CONTENT_KINDS[kind]
         text = req_str(payload, "refusal" if part_kind == "refusal" else "text")
@@ -267,7 +268,7 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         logprobs = opt_field(payload, "logprobs", list)
         state, item_id, index = self._about(kind, payload, item_kind)
         if state is not None:
-            state.part(content_index, part_kind).set(text)
+            state._part(content_index, part_kind)._set(text)
         event: ResponsesEvent
         if part_kind == "refusal":
             event = ResponseRefusalDoneEvent(
@@ -280,14 +281,14 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         out.append(event)
 
     def _on_part(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         part = req_dict(payload, "part")
         content_index = opt_field(payload, "content_index", int, 0)
         state, item_id, index = self._about(kind, payload, "message")
         if state is not None:
             if kind.endswith("done"):
-                state.part(content_index, "output_text").finish(part)
+                state._part(content_index, "output_text")._finish(part)
             elif content_index not in state.parts:  # else deltas came first: keep their text
                 state.parts[content_index] = ContentPart(part)
         out.append(
@@ -295,14 +296,14 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         )
 
     def _on_annotation(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         content_index = opt_field(payload, "content_index", int, 0)
         annotation_index = opt_field(payload, "annotation_index", int, -1)
         annotation = payload.get("annotation")
         state, item_id, index = self._about(kind, payload, "message")
         if state is not None and annotation is not None:
-            state.part(content_index, "output_text").annotate(annotation_index, annotation)
+            state._part(content_index, "output_text")._annotate(annotation_index, annotation)
         out.append(
             ResponseAnnotationEvent(
                 kind,
@@ -319,29 +320,29 @@ class ItemAssembly(Lane[ResponseSnapshot]):
     # -- tool-call input -------------------------------------------------------------
 
     def _on_call_delta(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         delta = req_str(payload, "delta")
         item_kind, field = CALL_KINDS[kind]
         state, item_id, index = self._about(kind, payload, item_kind)
         if state is not None:
-            state.call(field).append(delta)
+            state._call(field)._append(delta)
         out.append(ResponseCallDeltaEvent(kind, seq, item_id, index, delta, raw=payload))
 
     def _on_call_done(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         item_kind, field = CALL_KINDS[kind]
         value = req_str(payload, field)
         state, item_id, index = self._about(kind, payload, item_kind)
         if state is not None:
-            state.call(field).set(value)
+            state._call(field)._set(value)
         out.append(_CALL_DONE_EVENTS[field](kind, seq, item_id, index, value, raw=payload))
 
     # -- reasoning summaries -----------------------------------------------------------
 
     def _on_summary_part(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         part = req_dict(payload, "part")
         summary_index = opt_field(payload, "summary_index", int, 0)
@@ -349,7 +350,7 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         state, item_id, index = self._about(kind, payload, "reasoning")
         if state is not None:
             if kind.endswith("done"):
-                state.summary_part(summary_index).finish(part)
+                state._summary_part(summary_index)._finish(part)
             elif summary_index not in state.summary:
                 state.summary[summary_index] = ContentPart(part)
         out.append(
@@ -359,32 +360,33 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         )
 
     def _on_summary_text(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         is_delta = kind.endswith("delta")
         text = req_str(payload, "delta" if is_delta else "text")
         summary_index = opt_field(payload, "summary_index", int, 0)
         state, item_id, index = self._about(kind, payload, "reasoning")
         if state is not None:
-            buffer = state.summary_part(summary_index)
+            buffer = state._summary_part(summary_index)
             if is_delta:
-                buffer.append(text)
+                buffer._append(text)
             else:
-                buffer.set(text)
+                buffer._set(text)
         cls = ResponseSummaryTextDeltaEvent if is_delta else ResponseSummaryTextDoneEvent
         out.append(cls(kind, seq, item_id, index, summary_index, text, raw=payload))
 
     # -- hosted tools ------------------------------------------------------------------
 
     def _on_partial_image(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
+        _, item_id, index = self._located(payload)
         out.append(
             ResponsePartialImageEvent(
                 kind,
                 seq,
-                opt_field(payload, "item_id", str),
-                opt_field(payload, "output_index", int),
+                item_id,
+                index,
                 req_str(payload, "partial_image_b64"),
                 req_int(payload, "partial_image_index"),
                 opt_field(payload, "background", str),
@@ -396,7 +398,7 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         )
 
     def _on_shell_command(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         is_delta = kind.endswith("delta")
         text = req_str(payload, "delta" if is_delta else "command")
@@ -405,11 +407,11 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         state, _, index = self._about(kind, payload, "shell_call")
         if state is not None:
             if is_delta:
-                state.command(command_index).append(text)
+                state._command(command_index)._append(text)
             elif kind.endswith("added"):
                 state.commands[command_index] = TextBuffer(text)
             else:
-                state.command(command_index).set(text)
+                state._command(command_index)._set(text)
         event: ResponsesEvent
         if is_delta:
             event = ResponseShellCommandDeltaEvent(
@@ -420,7 +422,7 @@ class ItemAssembly(Lane[ResponseSnapshot]):
         out.append(event)
 
     def _on_shell_output(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         command_index = opt_field(payload, "command_index", int, 0)
         is_delta = kind.endswith("delta")
@@ -438,12 +440,12 @@ class ItemAssembly(Lane[ResponseSnapshot]):
                     streams = outputs[command_index] = {}
                 for name, text in value.items():
                     if type(text) is str:
-                        streams.setdefault(name, TextBuffer()).append(text)
+                        streams.setdefault(name, TextBuffer())._append(text)
         cls = ResponseShellOutputDeltaEvent if is_delta else ResponseShellOutputDoneEvent
         out.append(cls(kind, seq, item_id, index, command_index, value, raw=payload))
 
     def _on_audio(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         out.append(ResponseAudioEvent(kind, seq, opt_field(payload, "delta", str), raw=payload))
 

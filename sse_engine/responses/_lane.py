@@ -14,7 +14,7 @@ from typing import Any
 
 from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._json import describe
-from sse_engine._lane import LaneEvent, StreamRestarted
+from sse_engine._lane import StreamRestarted
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._sse import ServerSentEvent
 from sse_engine.responses._events import (
@@ -32,6 +32,7 @@ from sse_engine.responses._snapshot import (
     OutputItem,
     ResponseSnapshot,
 )
+from sse_engine.responses._types import ResponsesEvent
 
 __all__ = ["ITEM_STATUS_TYPES", "ResponsesLane"]
 
@@ -95,7 +96,7 @@ class ResponsesLane(ItemAssembly):
         last_event_id = self._parser.last_event_id or self._event_id
         return ResumePlan.after(self._response_id, self._last_seq, last_event_id)
 
-    def resume(self) -> list[LaneEvent]:
+    def resume(self) -> list[ResponsesEvent]:
         """Ready the lane for the bytes of the connection :meth:`resume_plan` describes.
 
         Incremental: the snapshot is kept, numbering must continue from
@@ -119,7 +120,7 @@ class ResponsesLane(ItemAssembly):
         self._open = None
         return [StreamRestarted(f"full replay of {plan.response_id} from the start")]
 
-    def load(self, response: dict[str, Any]) -> list[LaneEvent]:
+    def load(self, response: dict[str, Any]) -> list[ResponsesEvent]:
         """End the stream from the non-streamed ``response`` object (a plain GET's JSON).
 
         For a fresh lane, or one whose stream was TRUNCATED (a resume refused
@@ -133,7 +134,7 @@ class ResponsesLane(ItemAssembly):
 
     # -- one event ---------------------------------------------------------------------
 
-    def _on_event(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+    def _on_event(self, sse: ServerSentEvent, out: list[ResponsesEvent]) -> None:
         if self.outcome is not None:  # after an `error` event (see _post_end_events)
             self._after_error(sse, out)
             return
@@ -231,15 +232,15 @@ class ResponsesLane(ItemAssembly):
         self._response_id = ident
 
     def _on_lifecycle(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         response = self._response_of(kind, payload)
         self._note_id(kind, response)
-        self._snap.update(response)
+        self._snap._update(response)
         out.append(ResponseLifecycleEvent(kind, seq, response, raw=payload))
 
     def _on_terminal(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         response = self._record_terminal(kind, payload, seq, out)
         if kind == "response.failed":
@@ -259,7 +260,7 @@ class ResponsesLane(ItemAssembly):
             self._end(Outcome.COMPLETED, None, out)
 
     def _record_terminal(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> dict[str, Any]:
         """The terminal event's response object becomes the snapshot's final word."""
         try:
@@ -269,12 +270,12 @@ class ResponsesLane(ItemAssembly):
                 self._violation("malformed_event", f"{kind}: {exc}")
             response = {}
         self._note_id(kind, response)
-        self._snap.finish(response)
+        self._snap._finish(response)
         out.append(ResponseTerminalEvent(kind, seq, response, raw=payload))
         return response
 
     def _on_error(
-        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[LaneEvent]
+        self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         error = self._with_context(StreamError.from_payload(payload))
         code, message, param = error.code, error.message, error.param
@@ -283,7 +284,7 @@ class ResponsesLane(ItemAssembly):
         # The server follows an error with response.failed: the same failure.
         self._post_end_events = True
 
-    def _after_error(self, sse: ServerSentEvent, out: list[LaneEvent]) -> None:
+    def _after_error(self, sse: ServerSentEvent, out: list[ResponsesEvent]) -> None:
         """The event after an ``error``: a ``response.failed`` updates the snapshot, silently."""
         self._post_end_events = False
         payload: Any = None
@@ -332,7 +333,7 @@ def _failure_of(response: dict[str, Any]) -> StreamError:
     return StreamError(message="response.failed without an error object", raw=response)
 
 
-_Handler = Callable[[ResponsesLane, str, dict[str, Any], int | None, list[LaneEvent]], None]
+_Handler = Callable[[ResponsesLane, str, dict[str, Any], int | None, list[ResponsesEvent]], None]
 
 _R = ResponsesLane
 #: The wire type -> its handler, built once for the class (a lane holds no table).

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from sse_engine._errors import UsageError
-from sse_engine._lane import LaneEvent
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.responses._snapshot import ResponseSnapshot
+from sse_engine.responses._types import ResponsesEvent
 
 if TYPE_CHECKING:
     from sse_engine.responses._lane import ResponsesLane
@@ -35,7 +35,7 @@ STATUS_OUTCOMES = {
 }
 
 
-def load_response(lane: ResponsesLane, response: dict[str, Any]) -> list[LaneEvent]:
+def load_response(lane: ResponsesLane, response: dict[str, Any]) -> list[ResponsesEvent]:
     """Fill ``lane`` from a non-streamed ``response`` object; return ``[StreamEnd]``.
 
     See :meth:`ResponsesLane.load`.
@@ -85,7 +85,7 @@ def load_response(lane: ResponsesLane, response: dict[str, Any]) -> list[LaneEve
     elif isinstance(status, str):  # no output: keep the items streamed so far
         _record(lane._snap, response, final)
     lane._open = None
-    out: list[LaneEvent] = []
+    out: list[ResponsesEvent] = []
     lane._end(outcome, error, out)
     lane.close()  # the lane is over: a later feed() is a usage error
     return out
@@ -96,7 +96,7 @@ def _snapshot_of(response: Mapping[str, Any], final: bool) -> ResponseSnapshot:
     snap = ResponseSnapshot()
     for index, item in enumerate(response["output"]):
         if isinstance(item, dict) and isinstance(item.get("type", ""), str):
-            snap.add(index, item).finish(item)
+            snap._add(index, item)._finish(item)
     _record(snap, response, final)
     return snap
 
@@ -104,9 +104,9 @@ def _snapshot_of(response: Mapping[str, Any], final: bool) -> ResponseSnapshot:
 def _record(snap: ResponseSnapshot, response: Mapping[str, Any], final: bool) -> None:
     """A finished response is the final word; one still running updates what is known."""
     if final:
-        snap.finish(dict(response))
+        snap._finish(dict(response))
     else:
-        snap.update(dict(response))
+        snap._update(dict(response))
 
 
 def _failure(response: Mapping[str, Any]) -> StreamError:

@@ -37,10 +37,10 @@ class TextBuffer:
         self._pieces: list[str] = [initial] if type(initial) is str and initial else []
         self._final: str | None = None
 
-    def append(self, delta: str) -> None:
+    def _append(self, delta: str) -> None:
         self._pieces.append(delta)
 
-    def set(self, text: str) -> None:
+    def _set(self, text: str) -> None:
         """The authoritative value (from a ``.done`` event); later deltas are ignored."""
         self._final = text
 
@@ -81,15 +81,15 @@ class ContentPart(TextBuffer):
             list(annotations) if type(annotations) is list else None
         )
 
-    def finish(self, part: dict[str, Any]) -> None:
+    def _finish(self, part: dict[str, Any]) -> None:
         """``content_part.done``: the final part replaces the announced one and its text."""
         self._load(part)
         text = part.get(self.field)
         if type(text) is str:
-            self.set(text)
+            self._set(text)
         self.done = True
 
-    def annotate(self, index: int, annotation: Any) -> None:
+    def _annotate(self, index: int, annotation: Any) -> None:
         annotations = self.annotations
         if annotations is None:
             annotations = self.annotations = []
@@ -175,37 +175,37 @@ class OutputItem:
 
     # -- what the lane does ----------------------------------------------------------
 
-    def adopt(self, item: dict[str, Any]) -> None:
+    def _adopt(self, item: dict[str, Any]) -> None:
         """``output_item.added`` for an item events had already opened implicitly."""
         self.item = item
         self.implicit = False
 
-    def finish(self, item: dict[str, Any]) -> None:
+    def _finish(self, item: dict[str, Any]) -> None:
         """``output_item.done``: the final item replaces everything streamed; its parts are done."""
         self._seed(item, done=True)
         self.done = True
 
-    def part(self, index: int, kind: str) -> ContentPart:
+    def _part(self, index: int, kind: str) -> ContentPart:
         """The content part at ``index``, opened as ``kind`` if no event announced it."""
         part = self.parts.get(index)
         if part is None:
             part = self.parts[index] = ContentPart(_empty_part(kind))
         return part
 
-    def summary_part(self, index: int) -> ContentPart:
+    def _summary_part(self, index: int) -> ContentPart:
         part = self.summary.get(index)
         if part is None:
             part = self.summary[index] = ContentPart({"type": "summary_text", "text": ""})
         return part
 
-    def call(self, field: str) -> TextBuffer:
+    def _call(self, field: str) -> TextBuffer:
         """The buffer of the call's streamed input (``arguments``, ``input`` or ``code``)."""
         if self.call_input is None or self.call_field != field:
             self.call_field = field
             self.call_input = TextBuffer(self.item.get(field))
         return self.call_input
 
-    def command(self, index: int) -> TextBuffer:
+    def _command(self, index: int) -> TextBuffer:
         buffer = self.commands.get(index)
         if buffer is None:
             buffer = self.commands[index] = TextBuffer()
@@ -312,19 +312,21 @@ class ResponseSnapshot:
 
     # -- what the lane does -------------------------------------------------------------
 
-    def update(self, response: dict[str, Any]) -> None:
+    def _update(self, response: dict[str, Any]) -> None:
         """A lifecycle event: its fields replace those seen before."""
         if self.response is None:
             self.response = dict(response)
         else:
             self.response.update(response)
 
-    def finish(self, response: dict[str, Any]) -> None:
+    def _finish(self, response: dict[str, Any]) -> None:
         """The terminal event: its object is the final word."""
         self.response = response
         self.terminal = True
 
-    def add(self, output_index: int, item: dict[str, Any], *, implicit: bool = False) -> OutputItem:
+    def _add(
+        self, output_index: int, item: dict[str, Any], *, implicit: bool = False
+    ) -> OutputItem:
         state = OutputItem(output_index, item, implicit=implicit)
         old = self._by_index.get(output_index)
         if old is not None:
@@ -334,21 +336,20 @@ class ResponseSnapshot:
             self.items.append(state)
         else:
             insort(self.items, state, key=_index_of)
-        self.index_id(state)
+        self._index_id(state)
         return state
 
-    def index_id(self, state: OutputItem) -> None:
+    def _index_id(self, state: OutputItem) -> None:
+        """Find ``state`` by its id from now on (it may have one only once done)."""
         ident = state.id
         if ident is not None:
             self._by_id[ident] = state
 
-    def next_index(self) -> int:
+    def _next_index(self) -> int:
+        """The ``output_index`` after the last item's: where an unnumbered item goes."""
         return self.items[-1].output_index + 1 if self.items else 0
 
-    def at(self, output_index: int) -> OutputItem | None:
-        return self._by_index.get(output_index)
-
-    def by_id(self, item_id: str) -> OutputItem | None:
+    def _item_with_id(self, item_id: str) -> OutputItem | None:
         return self._by_id.get(item_id)
 
     # -- reading ------------------------------------------------------------------------

@@ -498,6 +498,28 @@ def test_repeated_tool_id_and_name_are_kept_once() -> None:
     assert codes(lane) == ["tool_call_changed"]
 
 
+def test_a_call_no_fragment_named_is_done_with_an_empty_name_and_a_warning() -> None:
+    body = sse(
+        chunk([choice(tool_calls=[tool(0, '{"a"', id="c1")])]),
+        chunk([choice(tool_calls=[tool(0, ": 1}")])]),
+        chunk([choice(function_call={"arguments": "{}"})]),
+        chunk([choice(finish="tool_calls")]),
+        "[DONE]",
+    )
+    lane, events = run(body)
+    (done,) = of(events, ChatToolCallDone)
+    assert (done.id, done.name, done.arguments) == ("c1", "", '{"a": 1}')
+    (legacy,) = of(events, ChatFunctionCallDone)
+    assert (legacy.name, legacy.arguments) == ("", "{}")
+    assert codes(lane) == ["tool_call_without_name", "tool_call_without_name"]
+    assert lane.outcome is Outcome.COMPLETED
+    assert lane.snapshot.to_api()["choices"][0]["message"]["tool_calls"][0]["function"] == {
+        "name": None, "arguments": '{"a": 1}'
+    }
+    strict, _ = run(body, lane=ChatCompletionsLane(strict=True))  # well formed: no error
+    assert codes(strict) == codes(lane)
+
+
 def test_arguments_sent_as_an_object_are_serialised() -> None:
     body = sse(
         chunk([choice(tool_calls=[{"index": 0, "id": "c1", "type": "function",

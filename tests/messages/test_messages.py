@@ -720,6 +720,23 @@ def test_delta_for_a_block_that_never_started_implies_it() -> None:
     assert codes(lane) == ["missing_block_start"]
 
 
+def test_a_tool_block_without_a_name_stops_with_an_empty_name_and_a_warning() -> None:
+    implied = message_start() + delta(0, type="input_json_delta", partial_json='{"a": 1}')
+    implied += block_stop(0) + message_delta("tool_use") + MESSAGE_STOP
+    lane, events = run(implied)
+    (stop,) = of_type(events, ToolUseStop)
+    assert (stop.id, stop.name, stop.input) == ("", "", {"a": 1})
+    assert of_type(events, BlockStop) == []  # a tool block's stop is a ToolUseStop only
+    assert codes(lane) == ["missing_block_start", "tool_call_without_name"]
+    nameless = tool_message(["{}"]).replace(b', "name": "get_weather"', b"")
+    lane, events = run(nameless)
+    (stop,) = of_type(events, ToolUseStop)
+    assert (stop.id, stop.name) == ("toolu_1", "")
+    assert codes(lane) == ["tool_call_without_name"]
+    strict, _ = run(nameless, strict=True)  # well formed: a warning, not an error
+    assert codes(strict) == ["tool_call_without_name"]
+
+
 def test_block_ordering_violations() -> None:
     body = message_start() + block_start(1, {"type": "text", "text": ""})
     body += delta(1, type="text_delta", text="a") + block_stop(1) + block_stop(1)

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from event_types import check_event
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_messages import capture, message_start
@@ -61,15 +62,20 @@ def test_one_byte_at_a_time_gives_identical_results(name: str) -> None:
 
 
 def feed_all(lane: MessagesLane, chunks: list[bytes]) -> None:
+    """Feed and close: only SSEEngineError escapes, every event holds its declared types."""
+    events: list[Any] = []
     try:
         for chunk in chunks:
-            lane.feed(chunk)
-        lane.close()
+            events += lane.feed(chunk)
+        events += lane.close()
     except SSEEngineError as exc:
+        events += getattr(exc, "events", [])
         assert lane.outcome is not None  # a failure leaves a verdict behind
         # The lane validates what it reads: no stray KeyError/TypeError reached
         # the base class's last-resort wrapper.
         assert "cannot interpret" not in str(exc)
+    for event in events:
+        check_event(event, "messages")
 
 
 @FUZZ

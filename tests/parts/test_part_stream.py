@@ -21,6 +21,7 @@ from sse_engine import (
     Outcome,
     ProtocolError,
     ResponsesLane,
+    StreamError,
     UsageError,
     encode_chat_event,
     encode_messages_event,
@@ -118,6 +119,26 @@ def test_bytes_that_cannot_be_read_raise_with_the_parts_decoded_before() -> None
     assert stream.turn.text == "Hi" and stream.turn.outcome is Outcome.FAILED
     with pytest.raises(ProtocolError):  # the lane's sticky failed state
         stream.feed(b"data: {}\n\n")
+
+
+def test_close_with_an_error_puts_it_in_the_finish_the_turn_and_the_lane() -> None:
+    cut = StreamError(message="the connection reset (Reset: at byte 80)", code="stream_truncated")
+    stream = PartStream(MessagesLane())
+    stream.feed(capture("messages_basic.sse")[:400])
+    (finish,) = stream.close(error=cut)
+    assert finish == Finish("truncated", Outcome.TRUNCATED, cut)
+    assert stream.error == stream.lane.error == stream.turn.error == cut
+    done = PartStream(MessagesLane())
+    parts = done.feed(capture("messages_basic.sse"))  # message_stop: it ended itself
+    assert done.close(error=cut) == [] and done.error is None and done.turn.error is None
+    assert parts[-1] == Finish("tool_calls", Outcome.COMPLETED, None, "tool_use")
+
+
+def test_a_lane_that_cannot_resume_is_refused_by_its_part_stream() -> None:
+    stream = PartStream(ChatCompletionsLane())
+    stream.close()
+    with pytest.raises(UsageError, match="Chat Completions stream cannot be resumed"):
+        stream.resume()
 
 
 def test_feed_after_close_is_a_usage_error() -> None:

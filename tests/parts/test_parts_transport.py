@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -42,11 +42,12 @@ def cut_after(data: bytes, offset: int) -> Iterator[bytes]:
     raise Reset(f"connection reset at byte {offset}")
 
 
-def glue(stream: PartStream, chunks: Iterable[bytes], **options: Any) -> list[Any]:
+def glue(
+    stream: PartStream, chunks: Iterable[bytes], **options: Any
+) -> list[Part | Reconnecting]:
     """What iter_events yields for ``stream``: its parts, and Reconnecting before a resume."""
-    # iter_events is typed for lanes; a PartStream has the same interface.
     options.setdefault("sleep", lambda seconds: None)
-    return list(iter_events(cast(Any, stream), chunks, **options))
+    return list(iter_events(stream, chunks, **options))
 
 
 def parts_of(items: list[Any]) -> list[Part]:
@@ -73,7 +74,7 @@ def test_aiter_events_yields_the_parts_of_the_stream() -> None:
 
     async def main() -> list[Part]:
         stream = PartStream(ResponsesLane())
-        return [part async for part in aiter_events(cast(Any, stream), chunks())]
+        return [part async for part in aiter_events(stream, chunks()) if isinstance(part, Part)]
 
     expected, _ = alone(BASIC)
     assert asyncio.run(main()) == expected
@@ -84,7 +85,8 @@ def test_a_transport_error_finishes_truncated_with_the_cause_in_the_finish() -> 
     body = (CAPTURES / "messages_basic.sse").read_bytes()
     parts: list[Part] = []
     with pytest.raises(Reset):
-        for part in iter_events(cast(Any, stream), cut_after(body, len(body) // 2)):
+        for part in iter_events(stream, cut_after(body, len(body) // 2)):
+            assert not isinstance(part, Reconnecting)  # no reconnect= given
             parts.append(part)
     finish = parts[-1]
     assert isinstance(finish, Finish) and finish.reason == "truncated"

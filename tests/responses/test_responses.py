@@ -21,7 +21,7 @@ from test_responses_support import (
     usage,
 )
 
-from sse_engine import LaneEvent, Outcome, ProtocolError, StreamEnd
+from sse_engine import LaneEvent, Outcome, ProtocolError, StreamEnd, StreamRestarted
 from sse_engine.responses import (
     ResponseArgumentsDoneEvent,
     ResponseCallDeltaEvent,
@@ -198,7 +198,7 @@ def sse(payload: dict[str, Any], event: str | None = None) -> bytes:
 
 
 def typed(events: list[LaneEvent]) -> list[ResponsesEvent]:
-    return [e for e in events if isinstance(e, ResponsesEvent)]
+    return [e for e in events if not isinstance(e, StreamEnd | StreamRestarted)]
 
 
 def ends(events: list[LaneEvent]) -> list[StreamEnd]:
@@ -262,6 +262,24 @@ def test_item_status_events_name_their_tool_and_status() -> None:
     events = typed(ResponsesLane().feed(sse(payload_for("response.web_search_call.searching"))))
     assert isinstance(events[0], ResponseItemStatusEvent)
     assert (events[0].item_type, events[0].status) == ("web_search_call", "searching")
+
+
+@pytest.mark.parametrize(
+    "kind", ["response.web_search_call.searching", "response.image_generation_call.partial_image"]
+)
+def test_an_event_about_an_item_always_says_its_output_index(kind: str) -> None:
+    added = {"type": "response.output_item.added", "sequence_number": 0, "output_index": 3,
+             "item": {"id": "ws_1", "type": "web_search_call", "status": "in_progress"}}
+    by_id = {**payload_for(kind), "sequence_number": 1, "item_id": "ws_1"}
+    del by_id["output_index"]
+    nowhere = {**by_id, "sequence_number": 2, "item_id": "ws_gone"}
+    lane = ResponsesLane()
+    events = typed(lane.feed(frames([added, by_id, nowhere])))
+    known, unplaced = events[1:]
+    assert type(known) is not ResponseUnknownEvent and known.output_index == 3
+    assert isinstance(unplaced, ResponseUnknownEvent) and unplaced.type == kind
+    assert codes(lane) == ["malformed_event"]
+    assert "no 'output_index'" in lane.warnings[0].message
 
 
 def test_unknown_event_type_passes_through_with_its_payload() -> None:

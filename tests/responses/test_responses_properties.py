@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from event_types import check_event
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_responses import REFERENCE_TYPES, payload_for
 from test_responses_support import capture, frames, run
 
-from sse_engine import LaneEvent, Outcome, SSEEngineError, StreamEnd
-from sse_engine.responses import ResponsesEvent, ResponsesLane
+from sse_engine import LaneEvent, Outcome, SSEEngineError, StreamEnd, StreamRestarted
+from sse_engine.responses import ResponsesLane
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -43,7 +44,7 @@ for _name, _body in BODIES.items():
 
 
 def observe(lane: ResponsesLane, events: list[LaneEvent]) -> tuple[Any, ...]:
-    raws = [e.raw for e in events if isinstance(e, ResponsesEvent)]
+    raws = [e.raw for e in events if not isinstance(e, StreamEnd | StreamRestarted)]
     warnings = [(w.code, w.event_index) for w in lane.warnings]
     return events, raws, lane.snapshot.to_api(), lane.outcome, lane.error, warnings
 
@@ -70,17 +71,24 @@ def test_byte_by_byte_feeding_gives_the_same_result(name: str, single: bool) -> 
 
 
 def survive(body: bytes, sizes: list[int], **options: Any) -> ResponsesLane:
-    """Feed and close; only SSEEngineError subclasses may escape; the snapshot stays readable."""
+    """Feed and close; only SSEEngineError subclasses may escape; the snapshot stays readable.
+
+    Every event given holds the types its class declares (an ``int``
+    ``output_index`` is never None, a ``type`` is one of its class's Literal).
+    """
     lane = ResponsesLane(**options)
+    events: list[Any] = []
     try:
         pos = 0
         for size in sizes:
-            lane.feed(body[pos : pos + size])
+            events += lane.feed(body[pos : pos + size])
             pos += size
-        lane.feed(body[pos:])
-        lane.close()
-    except SSEEngineError:
-        pass
+        events += lane.feed(body[pos:])
+        events += lane.close()
+    except SSEEngineError as exc:
+        events += getattr(exc, "events", [])
+    for event in events:
+        check_event(event, "responses")
     json.dumps(lane.snapshot.to_api())
     lane.resume_plan()
     return lane
@@ -168,7 +176,9 @@ def test_valid_payloads_in_any_order_never_crash(shape: list[str], numbered: boo
     for payload in payloads:
         del payload["sequence_number"]
     lane, events = run(frames(payloads, numbered=numbered))
-    seen = [e.type for e in events if isinstance(e, ResponsesEvent)]
+    for event in events:
+        check_event(event, "responses")
+    seen = [e.type for e in events if not isinstance(e, StreamEnd | StreamRestarted)]
     ended = next((i for i, kind in enumerate(shape) if kind in TERMINAL), len(shape) - 1)
     assert seen[: ended + 1] == shape[: ended + 1]
     assert lane.outcome is not None

@@ -1,0 +1,269 @@
+"""How the Chat Completions lane assembles calls: tool calls and the legacy function call.
+
+:class:`CallAssembly` is the half of
+:class:`~sse_engine.chat.ChatCompletionsLane` that reads ``delta.tool_calls``
+and ``delta.function_call``: which call a fragment continues (by wire index,
+by id, or, for Gemini's index-less whole calls, by what it carries), the
+arguments as they grow, and the done events when a call is complete. It also
+holds the anomaly helpers both halves use. The lane itself (``_lane.py``)
+owns the frames, the choices, their text, usage, finish and the verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sse_engine._json import plain_json
+from sse_engine._lane import Lane
+from sse_engine.chat._events import (
+    ChatEvent,
+    ChatFunctionCallDelta,
+    ChatFunctionCallDone,
+    ChatToolCallArgumentsDelta,
+    ChatToolCallDone,
+    ChatToolCallStarted,
+)
+from sse_engine.chat._snapshot import (
+    ChatChoiceSnapshot,
+    ChatFunctionCallSnapshot,
+    ChatToolCallSnapshot,
+    json_copy,
+    merge_field,
+)
+
+__all__ = ["CallAssembly"]
+
+# The keys of a tool-call fragment that the lane reads itself; any other key
+# (Gemini's extra_content) is merged into the call's ``extra``.
+_TOOL_KEYS = frozenset({"index", "id", "type", "function"})
+
+
+def _text_or_none(value: Any) -> str | None:
+    """A non-empty string, or None (gateways send ``"id": ""`` for "no id")."""
+    return value if type(value) is str and value else None
+
+
+def _is_another_call(call: ChatToolCallSnapshot, call_id: str | None, whole: bool) -> bool:
+    """Whether a fragment that would continue ``call`` is in fact a new call.
+
+    It is when it brings a different id, or when it is a whole call (name and
+    complete arguments) arriving after ``call`` also came whole: Gemini sends
+    each call in one piece, without an index and often with ``"id": ""``.
+    """
+    if call_id is not None and call.id is not None and call_id != call.id:
+        return True
+    return whole and call._whole
+
+
+class CallAssembly(Lane[ChatEvent]):
+    """The call handlers, and the anomaly helpers the lane shares with them."""
+
+    _warned: set[str]
+
+    def _on_tool_calls(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
+    ) -> None:
+        if type(value) is not list:
+            self._bad_field("delta.tool_calls", "a list", value)
+            return
+        for fragment in value:
+            if type(fragment) is not dict:
+                self._bad_field("delta.tool_calls[]", "an object", fragment)
+                continue
+            function = fragment.get("function")
+            if function is None:
+                function = {}
+            elif type(function) is not dict:
+                self._bad_field("tool_calls[].function", "an object", function)
+                continue
+            call = self._tool_call_for(state, fragment, function, raw, out)
+            for key, extra in fragment.items():
+                if key not in _TOOL_KEYS:
+                    merge_field(call.extra, key, extra)
+            arguments = self._arguments(function.get("arguments"), "tool_calls[]")
+            if arguments:
+                call._add_arguments(arguments)
+                out.append(ChatToolCallArgumentsDelta(state.index, call.index, arguments, raw=raw))
+
+    def _tool_call_for(
+        self,
+        state: ChatChoiceSnapshot,
+        fragment: dict[str, Any],
+        function: dict[str, Any],
+        raw: dict[str, Any],
+        out: list[ChatEvent],
+    ) -> ChatToolCallSnapshot:
+        """The call a fragment continues, or a new one (then the previous one is done)."""
+        wire = fragment.get("index")
+        call_id = _text_or_none(fragment.get("id"))
+        name = _text_or_none(function.get("name"))
+        call_type = _text_or_none(fragment.get("type"))
+        # A call sent in one piece (Gemini): its name and complete JSON arguments.
+        whole = name is not None and self._is_json(function.get("arguments"))
+        call: ChatToolCallSnapshot | None
+        if type(wire) is int:
+            call = state._tool_by_wire_index(wire)
+            if call is not None and _is_another_call(call, call_id, whole):
+                # A gateway numbering every call 0: a new id, or a second whole
+                # call, means a new call.
+                self._warn_once(
+                    "tool_index_reused", f"tool call index {wire} was reused for a new call"
+                )
+                call = None
+        else:
+            if wire is not None:
+                self._bad_field("tool_calls[].index", "an integer", wire)
+            # Gemini sends no index (and often "id": ""): a fragment continues the
+            # current call unless something says it is another one.
+            self._warn_once("missing_tool_index", "tool call fragments without an index")
+            wire = None
+            call = state._current_tool
+            if call is not None and (
+                _is_another_call(call, call_id, whole)
+                or (name is not None and (call.wire_index is not None or name != call.name))
+            ):
+                call = None
+        if call is None:
+            current = state._current_tool
+            if current is not None and not current.done:
+                self._tool_done(state, current, raw, out)
+            call = state._add_tool_call(wire, call_id, name, call_type, whole=whole)
+            out.append(
+                ChatToolCallStarted(
+                    state.index, call.index, call_id, name, call_type or "function", raw=raw
+                )
+            )
+            return call
+        if call.done:
+            self._violation(
+                "tool_call_after_done",
+                f"choice {state.index}: a fragment for tool call {call.index} after it was "
+                "reported done (appended to the snapshot; no second done event)",
+            )
+        call.id = self._keep_first(call.id, call_id, "id", call)
+        call.name = self._keep_first(call.name, name, "name", call)
+        call.type = call.type or call_type
+        return call
+
+    def _is_json(self, arguments: Any) -> bool:
+        """Whether a fragment's arguments are a complete JSON text (or an object)."""
+        if type(arguments) is dict:
+            return True
+        if type(arguments) is not str or not arguments:
+            return False
+        try:
+            self.json_loads(arguments)
+        except (ValueError, TypeError, RecursionError):
+            return False
+        return True
+
+    def _keep_first(
+        self, old: str | None, new: str | None, what: str, call: ChatToolCallSnapshot
+    ) -> str | None:
+        if old is None:
+            return new
+        if new is not None and new != old:
+            self._violation(
+                "tool_call_changed",
+                f"tool call {call.index} {what} {old!r} was sent again as {new!r}; kept {old!r}",
+            )
+        return old
+
+    def _tool_done(
+        self,
+        state: ChatChoiceSnapshot,
+        call: ChatToolCallSnapshot,
+        raw: dict[str, Any],
+        out: list[ChatEvent],
+    ) -> None:
+        call.done = True
+        name = call.name
+        if name is None:
+            name = self._unnamed(f"choice {state.index}: tool call {call.index}")
+        out.append(
+            ChatToolCallDone(
+                choice_index=state.index,
+                tool_index=call.index,
+                id=call.id,
+                name=name,
+                type=call.type or "function",
+                arguments=call.arguments,
+                extra=json_copy(call.extra),
+                raw=raw,
+            )
+        )
+
+    def _on_function_call(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
+    ) -> None:
+        if type(value) is not dict:
+            self._bad_field("delta.function_call", "an object", value)
+            return
+        call = state.function_call
+        if call is None:
+            call = state.function_call = ChatFunctionCallSnapshot()
+        name = _text_or_none(value.get("name"))
+        if name is not None:
+            if call.name is None:
+                call.name = name
+            elif name != call.name:
+                self._violation(
+                    "tool_call_changed",
+                    f"function_call name {call.name!r} was sent again as {name!r}; kept the first",
+                )
+        arguments = self._arguments(value.get("arguments"), "function_call")
+        if arguments:
+            call._add_arguments(arguments)
+        if name or arguments:
+            out.append(ChatFunctionCallDelta(state.index, name, arguments, raw=raw))
+
+    def _arguments(self, value: Any, where: str) -> str:
+        """A fragment's arguments text; a JSON object instead of text is serialised."""
+        if type(value) is str:
+            return value
+        if value is None:
+            return ""
+        if type(value) is dict:
+            self._warn_once(
+                "arguments_not_string",
+                f"{where}.arguments sent as a JSON object, not as JSON text: serialised",
+            )
+            return json.dumps(plain_json(value, self._note_loss), separators=(",", ":"),
+                              ensure_ascii=False)
+        self._bad_field(f"{where}.arguments", "a string", value)
+        return ""
+
+    # -- the end ------------------------------------------------------------------------
+
+    def _function_done(
+        self, state: ChatChoiceSnapshot, raw: dict[str, Any], out: list[ChatEvent]
+    ) -> None:
+        """The choice finished with a legacy function call: it is complete."""
+        call = state.function_call
+        if call is not None:
+            name = call.name
+            if name is None:
+                name = self._unnamed(f"choice {state.index}: the function_call")
+            out.append(ChatFunctionCallDone(state.index, name, call.arguments, raw=raw))
+
+    def _unnamed(self, what: str) -> str:
+        """The name of a complete call no fragment named: ``""``, with a warning.
+
+        Not a strict-mode error: the stream is well formed, only the call is
+        unusable (a relay passes such a call on as it came).
+        """
+        self._warn("tool_call_without_name", f"{what} was complete without a name")
+        return ""
+
+    # -- anomalies ------------------------------------------------------------------------
+
+    def _bad_field(self, where: str, expected: str, value: Any) -> None:
+        self._violation(
+            "bad_field", f"{where} should be {expected}, not {type(value).__name__}: ignored"
+        )
+
+    def _warn_once(self, code: str, message: str) -> None:
+        if code not in self._warned:
+            self._warned.add(code)
+            self._warn(code, message)

@@ -1,0 +1,259 @@
+"""How the Messages lane assembles content blocks: start, deltas, stop.
+
+:class:`BlockAssembly` is the half of :class:`~sse_engine.messages.MessagesLane`
+that handles ``content_block_start``, every ``content_block_delta`` the lane's
+hot path does not take (a delta for a block that never started, of another
+block's kind, of a type this library does not know) and
+``content_block_stop``, with the parsed tool input. The delta tables live here
+too: which string deltas each block type accepts, and the block a stray delta
+implies. The lane itself (``_lane.py``) owns the frames and the message level:
+``message_start``, ``message_delta``, ``message_stop``, ``ping``, ``error``
+and the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sse_engine._errors import ProtocolError
+from sse_engine._json import describe
+from sse_engine._lane import Lane
+from sse_engine.messages._events import (
+    BlockStart,
+    BlockStop,
+    CitationDelta,
+    InputJsonDelta,
+    MessagesEvent,
+    OtherDelta,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseStop,
+)
+from sse_engine.messages._snapshot import TOOL_BLOCK_TYPES, ContentBlock, MessageSnapshot
+
+__all__ = ["NO_SPECS", "SPECS_BY_BLOCK_TYPE", "BlockAssembly", "Spec", "str_or_none"]
+
+# The string-valued deltas: delta type -> (its field, the event class, whether
+# it replaces rather than appends), and the block types each applies to.
+_StringDelta = TextDelta | ThinkingDelta | InputJsonDelta | SignatureDelta
+Spec = tuple[str, Callable[..., _StringDelta], bool]
+_STRING_DELTAS: dict[str, Spec] = {
+    "text_delta": ("text", TextDelta, False),
+    "thinking_delta": ("thinking", ThinkingDelta, False),
+    "input_json_delta": ("partial_json", InputJsonDelta, False),
+    "signature_delta": ("signature", SignatureDelta, True),
+}
+SPECS_BY_BLOCK_TYPE: dict[str, dict[str, Spec]] = {
+    "text": {"text_delta": _STRING_DELTAS["text_delta"]},
+    "thinking": {k: _STRING_DELTAS[k] for k in ("thinking_delta", "signature_delta")},
+    **{t: {"input_json_delta": _STRING_DELTAS["input_json_delta"]} for t in TOOL_BLOCK_TYPES},
+}
+NO_SPECS: dict[str, Spec] = {}
+
+# Deltas that set fields of their block (as the SDK does): delta type ->
+# (the block type they apply to, the fields each replaces).
+_FIELD_DELTAS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "compaction_delta": ("compaction", ("content", "encrypted_content")),
+}
+
+# The block a delta implies when it arrives for a block that never started.
+_IMPLIED_BLOCKS: dict[str, dict[str, Any]] = {
+    "text_delta": {"type": "text", "text": ""},
+    "citations_delta": {"type": "text", "text": ""},
+    "thinking_delta": {"type": "thinking", "thinking": "", "signature": ""},
+    "signature_delta": {"type": "thinking", "thinking": "", "signature": ""},
+    "input_json_delta": {"type": "tool_use", "id": None, "name": None, "input": {}},
+    "compaction_delta": {"type": "compaction", "content": None, "encrypted_content": None},
+}
+
+
+class BlockAssembly(Lane[MessagesEvent]):
+    """The content-block handlers; the lane's state they share is set up by the lane."""
+
+    _snap: MessageSnapshot
+    # The open blocks, by index, with the string deltas each accepts (hot path).
+    _open: dict[int, tuple[ContentBlock, dict[str, Spec]]]
+
+    def _bad(self, what: str, payload: dict[str, Any]) -> ProtocolError:
+        return ProtocolError(
+            f"SSE event #{self._event_index} ({describe(payload.get('type'))}): {what}; "
+            f"payload: {describe(payload, 120)}"
+        )
+
+    def _ensure_started(self, kind: str) -> None:
+        if not self._snap.started:
+            self._violation("missing_message_start", f"{kind} before message_start")
+            self._snap.started = True
+
+    # -- content blocks ----------------------------------------------------------
+
+    def _add_block(self, index: int, block: dict[str, Any]) -> ContentBlock:
+        block_type = block.get("type")
+        if type(block_type) is not str:
+            self._warn("bad_field", f"content block {index} has no string type; kept as is")
+            block_type = ""
+        snap = self._snap
+        new = ContentBlock(index, block, block_type)
+        snap.content.append(new)
+        snap._by_index[index] = new
+        self._open[index] = (new, SPECS_BY_BLOCK_TYPE.get(block_type, NO_SPECS))
+        return new
+
+    def _on_block_start(self, payload: dict[str, Any], out: list[MessagesEvent]) -> None:
+        index = payload.get("index")
+        block = payload.get("content_block")
+        if type(index) is not int or type(block) is not dict:
+            raise self._bad("content_block_start needs an int index and a content_block", payload)
+        self._ensure_started("content_block_start")
+        snap = self._snap
+        if index in snap._by_index:
+            self._violation("block_index_mismatch", f"block {index} started twice")
+        elif index != len(snap.content):
+            self._violation(
+                "block_index_mismatch",
+                f"block {index} started where block {len(snap.content)} was expected",
+            )
+        new = self._add_block(index, block)
+        if new.type == "fallback":
+            # The model that produces what follows: the message is relabelled, as
+            # the SDK does (its non-streamed message names the serving model).
+            target = block.get("to")
+            model = target.get("model") if type(target) is dict else None
+            if type(model) is str:
+                self._snap.message["model"] = model
+        out.append(BlockStart(payload, index, new.type, block))
+
+    def _block_for(self, payload: dict[str, Any], kind: str) -> tuple[int, ContentBlock | None]:
+        index = payload.get("index")
+        if type(index) is not int:
+            raise self._bad(f"{kind} without an int index", payload)
+        block = self._snap._by_index.get(index)
+        if block is not None and block.stopped:
+            self._violation("block_already_stopped", f"{kind} for block {index} after its stop")
+        return index, block
+
+    def _on_block_delta(self, payload: dict[str, Any], out: list[MessagesEvent]) -> None:
+        """Every delta the hot path in ``_on_event`` did not take: validated, warned about."""
+        delta = payload.get("delta")
+        if type(delta) is not dict:
+            raise self._bad("content_block_delta without a delta object", payload)
+        index, block = self._block_for(payload, "content_block_delta")
+        delta_type: Any = delta.get("type")
+        if type(delta_type) is not str:
+            self._warn("bad_field", f"a delta for block {index} has no string type")
+            out.append(OtherDelta(payload, index, describe(delta_type), delta))
+            return
+        if block is None:
+            implied = _IMPLIED_BLOCKS.get(delta_type)
+            if implied is None:
+                self._violation(
+                    "unknown_block_index", f"{delta_type} for block {index}, which never started"
+                )
+                out.append(OtherDelta(payload, index, delta_type, delta))
+                return
+            self._ensure_started("content_block_delta")
+            self._violation(
+                "missing_block_start", f"{delta_type} for block {index}, which never started"
+            )
+            block = self._add_block(index, dict(implied))
+        spec = _STRING_DELTAS.get(delta_type)
+        if spec is not None:
+            field, event_class, replaces = spec
+            value = delta.get(field)
+            if type(value) is not str:
+                raise self._bad(f"{delta_type} whose {field} is not a string", payload)
+            if delta_type not in SPECS_BY_BLOCK_TYPE.get(block.type, {}):
+                self._mismatch(block, delta_type, payload, delta, out)
+            elif replaces:
+                block.signature = value
+                out.append(event_class(payload, index, value))
+            else:
+                block.parts.append(value)
+                out.append(event_class(payload, index, value))
+        elif delta_type == "citations_delta":
+            citation = delta.get("citation")
+            if type(citation) is not dict:
+                raise self._bad("citations_delta whose citation is not an object", payload)
+            if block.type != "text":
+                self._mismatch(block, delta_type, payload, delta, out)
+            else:
+                block.citations.append(citation)
+                out.append(CitationDelta(payload, index, citation))
+        elif delta_type in _FIELD_DELTAS:
+            block_type, keys = _FIELD_DELTAS[delta_type]
+            if block.type != block_type:
+                self._mismatch(block, delta_type, payload, delta, out)
+            else:
+                block._replace(delta, keys)
+                out.append(OtherDelta(payload, index, delta_type, delta))
+        else:
+            # A delta type this library does not know: nothing it carries is lost.
+            block._merge(delta)
+            out.append(OtherDelta(payload, index, delta_type, delta))
+
+    def _mismatch(
+        self,
+        block: ContentBlock,
+        delta_type: str,
+        payload: dict[str, Any],
+        delta: dict[str, Any],
+        out: list[MessagesEvent],
+    ) -> None:
+        """A delta for a block of another kind: ignored (as the SDK does), passed through."""
+        self._violation(
+            "delta_type_mismatch",
+            f"{delta_type} for block {block.index} of type {describe(block.type)} was not applied",
+        )
+        out.append(OtherDelta(payload, block.index, delta_type, delta))
+
+    def _on_block_stop(self, payload: dict[str, Any], out: list[MessagesEvent]) -> None:
+        index, block = self._block_for(payload, "content_block_stop")
+        if block is None:
+            self._violation("unknown_block_index", f"content_block_stop for unknown block {index}")
+            return
+        if block.stopped:
+            return
+        block.stopped = True
+        self._open.pop(index, None)
+        if block.is_tool:
+            self._finish_tool_input(block)
+            start = block.start
+            out.append(
+                ToolUseStop(
+                    payload,
+                    index,
+                    block.to_api(self.json_loads),
+                    str_or_none(start.get("id")) or "",
+                    self._tool_name(block),
+                    None if block.input_error else block.input,
+                    block.input_error,
+                )
+            )
+        else:
+            out.append(BlockStop(payload, index, block.to_api(self.json_loads)))
+
+    def _tool_name(self, block: ContentBlock) -> str:
+        """The name of a tool block: ``""`` (and a warning) when its start gave none."""
+        name = block.start.get("name")
+        if type(name) is str:
+            return name
+        self._warn(  # not a strict-mode error: the stream is well formed, the call unusable
+            "tool_call_without_name", f"block {block.index} ({block.type}) stopped without a name"
+        )
+        return ""
+
+    def _finish_tool_input(self, block: ContentBlock) -> None:
+        block._parse_input(self.json_loads)
+        if block.input_error is not None:
+            self._warn(
+                "tool_input_invalid",
+                f"block {block.index} ({describe(block.type)} "
+                f"{describe(block.start.get('name'))}): {block.input_error}",
+            )
+
+
+def str_or_none(value: Any) -> str | None:
+    """``value`` when it is a string, else None."""
+    return value if type(value) is str else None
