@@ -83,8 +83,14 @@ What is measured:
   Messages stream with a 1 MB `write_file` input, its partial value read
   after every event, against the anthropic SDK's `MessageStream` (the
   target is at least 20\u00d7).
+- **Relay**: relayed MB/s for each of the nine pairings next to the source
+  lane alone; the target is at most 2\u00d7 the source lane's time.
 - **Idle lane memory**: what one lane costs before any byte arrives
   (`tracemalloc`); the target is at most 2 KB.
+- **Partial JSON**: `PartialJSON` alone on 10 KB to 1 MB tool inputs in
+  40-character fragments, `value` read after each, against the SDKs' way
+  (jiter re-parsing the whole buffer per fragment); the targets are linear
+  growth and at least 20\u00d7 the re-parse at 1 MB.
 
 Where and when:
 
