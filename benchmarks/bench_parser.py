@@ -16,7 +16,6 @@ peers are interleaved round by round so drift in machine speed hits all alike.
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import io
 import os
@@ -390,16 +389,13 @@ def main(write: bool = True, quick: bool = False) -> int:
 
 
 def _cli(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="small corpora, 1-2 rounds (smoke)")
-    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
-    ap.add_argument("--profile", action="store_true",
-                    help="cProfile sse_engine on every row instead of benchmarking")
-    args = ap.parse_args(argv)
-    if args.profile:
-        profile(build_rows(QUICK if args.quick else FULL))
-        return 0
-    return main(write=not args.no_write and not args.quick, quick=args.quick)
+    return report.module_cli(
+        (__doc__ or "").splitlines()[0],
+        main,
+        lambda quick: profile(build_rows(QUICK if quick else FULL)),
+        "sse_engine on every row",
+        argv,
+    )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ still built for every fragment), and the table says so.
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import importlib.metadata
 import io
@@ -358,16 +357,13 @@ def main(write: bool = True, quick: bool = False) -> int:
 
 
 def _cli(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="small inputs, 2 rounds (smoke)")
-    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
-    ap.add_argument("--profile", action="store_true",
-                    help="cProfile PartialJSON on every input instead of benchmarking")
-    args = ap.parse_args(argv)
-    if args.profile:
-        profile(build(QUICK if args.quick else FULL))
-        return 0
-    return main(write=not args.no_write and not args.quick, quick=args.quick)
+    return report.module_cli(
+        (__doc__ or "").splitlines()[0],
+        main,
+        lambda quick: profile(build(QUICK if quick else FULL)),
+        "PartialJSON on every input",
+        argv,
+    )
 
 
 if __name__ == "__main__":

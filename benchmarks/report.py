@@ -9,12 +9,14 @@ in :data:`SECTION_ORDER` (at the end if its name is not listed).
 
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
 import os
 import platform
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "load1",
     "machine_lines",
     "markdown_table",
+    "module_cli",
     "update_section",
 ]
 
@@ -132,3 +135,28 @@ def update_section(name: str, body: str, path: Path = BENCHMARKS_MD) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def module_cli(
+    description: str,
+    main: Callable[..., int],
+    profile: Callable[[bool], object],
+    profiled: str,
+    argv: list[str] | None = None,
+) -> int:
+    """``python -m benchmarks.bench_X [--quick] [--no-write] [--profile]`` for one module.
+
+    ``main(write=..., quick=...)`` runs the benchmark; ``profile(quick)``
+    cProfiles ``profiled`` instead. ``--quick`` never writes the docs.
+    """
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--quick", action="store_true", help="small inputs, 1-2 rounds (smoke)")
+    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    ap.add_argument(
+        "--profile", action="store_true", help=f"cProfile {profiled} instead of benchmarking"
+    )
+    args = ap.parse_args(argv)
+    if args.profile:
+        profile(args.quick)
+        return 0
+    return main(write=not args.no_write and not args.quick, quick=args.quick)
