@@ -19,6 +19,7 @@ from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts._parts import (
     Finish,
     FinishReason,
+    MessageItemStart,
     Part,
     ReasoningDelta,
     ReasoningEnd,
@@ -204,6 +205,10 @@ class PartBuilder:
         turn._reasoning.append(text)
         block.pieces.append(text)
 
+    def message_item_start(self, id: str | None, choice: int = 0) -> None:
+        """An assistant message item opened (``id``: the provider's)."""
+        self.out.append(MessageItemStart(id, choice))
+
     def reasoning_start(self, choice: int = 0, id: str | None = None) -> _OpenBlock:
         """A block of reasoning opened (``id``: the provider's); the one open already, if any."""
         block = self._blocks.get(choice)
@@ -254,18 +259,20 @@ class PartBuilder:
         *,
         server: bool = False,
         plain: bool = False,
+        item_id: str | None = None,
     ) -> tuple[ToolCall, int]:
         """A tool call opened: the call the later parts of it go to, and its index.
 
         ``plain``: its input is plain text, not JSON. ``server``: the server
-        runs it (see :attr:`ToolCall.server`).
+        runs it (see :attr:`ToolCall.server`). ``item_id``: the provider's id
+        for the item holding it (see :attr:`ToolCallStart.item_id`).
         """
         call = ToolCall.streaming(
             id, name, type, server=server, plain=plain, partial_strings=self.partial_strings
         )
         calls = self.turn(choice).tool_calls
         index = len(calls)
-        self.out.append(ToolCallStart(id, name, index, choice, call=call))
+        self.out.append(ToolCallStart(id, name, index, choice, call=call, item_id=item_id))
         calls.append(call)
         return call, index
 

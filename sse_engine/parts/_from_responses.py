@@ -135,6 +135,8 @@ class ResponsesParts(Translator):
         self._streamed: dict[_Key, list[str]] = {}
         self._ids: dict[str, int] = {}
         self._seen: set[int] = set()
+        #: The message items whose opening was told (once each, added or only done).
+        self._messages: set[int] = set()
         self._done: set[int] = set()
         self._ending: str | None = None
 
@@ -209,6 +211,7 @@ class ResponsesParts(Translator):
         else:
             if item.get("type") == "reasoning":
                 self.builder.reasoning_start(id=_id(item))
+            self._message_start(index, item)
             self._settle_item(index, item)
 
     def _item_done(self, index: int, item: Mapping[str, Any]) -> None:
@@ -229,6 +232,7 @@ class ResponsesParts(Translator):
         reasoning = item.get("type") == "reasoning"
         if reasoning:
             self.builder.reasoning_start(id=_id(item))
+        self._message_start(index, item)
         self._settle_item(index, item)
         if reasoning and item.get("status") not in _UNFINISHED:
             encrypted = item.get("encrypted_content")
@@ -240,6 +244,12 @@ class ResponsesParts(Translator):
         streamed = self._streamed
         for key in [k for k in streamed if k[0] == index]:
             del streamed[key]
+
+    def _message_start(self, index: int, item: Mapping[str, Any]) -> None:
+        """Tell a message item's opening, once, before its text."""
+        if item.get("type") == "message" and index not in self._messages:
+            self._messages.add(index)
+            self.builder.message_item_start(_id(item))
 
     def _settle_item(self, index: int, item: Mapping[str, Any]) -> None:
         """Stream whatever of a message's or reasoning item's final text was not streamed."""
@@ -328,6 +338,7 @@ class ResponsesParts(Translator):
             _str(item.get("type")),
             server=kind.server,
             plain=kind.plain,
+            item_id=_id(item),
         )
         return found
 

@@ -26,6 +26,7 @@ __all__ = [
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
+    "MessageItemStart",
     "Part",
     "ReasoningDelta",
     "ReasoningEnd",
@@ -137,6 +138,22 @@ class ReasoningEnd:
 
 @final
 @attrs.frozen
+class MessageItemStart:
+    """An assistant message item opened: a Responses ``message`` output item, ``id`` its id.
+
+    Its text and refusal follow as :class:`TextDelta` and :class:`RefusalDelta`
+    parts. Only Responses wraps text in items with ids of their own (what a
+    client sends back to refer to one), so only a Responses stream has this
+    part; another lane's text has no opening to mark. ``id`` is None when the
+    item came without one.
+    """
+
+    id: str | None
+    choice: int = 0
+
+
+@final
+@attrs.frozen
 class RefusalDelta:
     """The model's refusal text grew (Chat and Responses ``refusal``)."""
 
@@ -152,7 +169,10 @@ class ToolCallStart:
     ``index`` numbers the turn's tool calls from 0 in the order they started
     (``Turn.tool_calls[index]``). ``id`` and ``name`` are ``""`` when the
     provider has not said them (yet). ``call`` is that :class:`ToolCall`, as
-    it builds up (``call.type``, ``call.server``).
+    it builds up (``call.type``, ``call.server``). ``item_id`` is the
+    provider's id for the output item holding the call (a Responses
+    ``function_call`` item's ``id``, beside its ``call_id``), None where the
+    call is not an item of its own (Chat, Messages).
     """
 
     id: str
@@ -160,6 +180,7 @@ class ToolCallStart:
     index: int
     choice: int = 0
     call: ToolCall | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
+    item_id: str | None = attrs.field(default=None, kw_only=True)
 
 
 @final
@@ -256,6 +277,7 @@ Part = (
     | ReasoningDelta
     | ReasoningStart
     | ReasoningEnd
+    | MessageItemStart
     | RefusalDelta
     | ToolCallStart
     | ToolCallDelta

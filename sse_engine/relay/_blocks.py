@@ -34,8 +34,10 @@ class Block:
     has the call's ``id`` and ``name`` and, once ended, all its ``arguments``
     (``plain``: the input is text, not JSON). A reasoning block has the
     source's ``id`` for it (if any) and, once ended, the source's
-    ``reasoning`` block with its replay data. ``index``, ``content_index``,
-    ``mark``, ``item_id`` and ``template`` are the target's to set and use.
+    ``reasoning`` block with its replay data. ``source_item`` is the source's
+    id for the block's output item (a Responses source's), "" if it has none.
+    ``index``, ``content_index``, ``mark``, ``item_id`` and ``template`` are
+    the target's to set and use.
     """
 
     kind: str
@@ -50,6 +52,7 @@ class Block:
     ended: bool = False
     arguments: str | None = None
     reasoning: ReasoningBlock | None = None
+    source_item: str = ""
     index: int = -1
     content_index: int = 0
     #: Where the piece being written starts in ``sent`` (a Responses summary part).
@@ -99,6 +102,8 @@ class Blocks:
         self.live: Block | None = None
         #: The source's id for the block of reasoning that opened and has no text yet.
         self._reasoning_id = ""
+        #: The source's id for the message item that opened and has no text yet.
+        self._message_id = ""
         #: The kind of the last block added.
         self._last_kind = ""
 
@@ -110,8 +115,18 @@ class Blocks:
             block = Block(kind, self._choice)
             if kind == "reasoning":
                 block.id, self._reasoning_id = self._reasoning_id, ""
+            elif self._message_id:  # text or refusal: the first of the message item
+                block.source_item, self._message_id = self._message_id, ""
             block = self._add(block, out)
         self._deliver(block, text, out)
+
+    def message_start(self, id: str | None, out: list[bytes]) -> None:
+        """A message item opened upstream (``id``: the source's): its text starts a block."""
+        block = self.queue[-1] if self.queue else None
+        if block is not None and block.kind in ("text", "refusal") and not block.ended:
+            block.ended = True  # the previous item's text: the next text is not its
+            self._advance(out)
+        self._message_id = id or ""
 
     def _open_reasoning(self) -> Block | None:
         """The block of reasoning being written (the last, not ended), if any."""
@@ -164,9 +179,12 @@ class Blocks:
         block.ended = True
         self._advance(out)
 
-    def tool_start(self, index: int, id: str, name: str, plain: bool, out: list[bytes]) -> None:
-        """Tool call ``index`` opened."""
+    def tool_start(
+        self, index: int, id: str, name: str, plain: bool, item_id: str | None, out: list[bytes]
+    ) -> None:
+        """Tool call ``index`` opened (``item_id``: the source's id for its item, if any)."""
         block = Block("tool", self._choice, id=id, name=name, plain=plain)
+        block.source_item = item_id or ""
         self._tools[index] = self._add(block, out)
 
     def tool_delta(self, index: int, text: str, out: list[bytes]) -> None:

@@ -21,6 +21,7 @@ from sse_engine._encoder import encode_comment
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts import (
     Finish,
+    MessageItemStart,
     Part,
     ReasoningBlock,
     ReasoningDelta,
@@ -272,6 +273,11 @@ class Emitter:
         if blocks is not None:
             blocks.reasoning_end(part.block, self.keeps(part.block), out)
 
+    def _on_message_item(self, part: MessageItemStart, out: list[bytes]) -> None:
+        blocks = self._blocks(part.choice, out)
+        if blocks is not None:
+            blocks.message_start(part.id, out)
+
     def _on_refusal(self, part: RefusalDelta, out: list[bytes]) -> None:
         self._text("refusal", part, out)
 
@@ -284,7 +290,7 @@ class Emitter:
             self._tools.add((part.choice, part.index))
             self.tool_calls[part.choice] = self.tool_calls.get(part.choice, 0) + 1
             plain = call is not None and call.type in PLAIN_TEXT_TOOL_TYPES
-            blocks.tool_start(part.index, part.id, part.name, plain, out)
+            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out)
 
     def _on_tool_delta(self, part: ToolCallDelta, out: list[bytes]) -> None:
         if part.text and (part.choice, part.index) in self._tools:
@@ -321,6 +327,7 @@ _ROUTES: dict[type, _Route] = {
     ReasoningDelta: Emitter._on_reasoning,
     ReasoningStart: Emitter._on_reasoning_start,
     ReasoningEnd: Emitter._on_reasoning_end,
+    MessageItemStart: Emitter._on_message_item,
     RefusalDelta: Emitter._on_refusal,
     ToolCallStart: Emitter._on_tool_start,
     ToolCallDelta: Emitter._on_tool_delta,

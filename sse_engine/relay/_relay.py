@@ -19,6 +19,7 @@ from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._lane import Headers, Lane, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts import (
+    MessageItemStart,
     Part,
     PartStream,
     ReasoningDelta,
@@ -280,9 +281,21 @@ class _Replayed:
             elif isinstance(part, ReasoningStart | ReasoningEnd):
                 if part.index >= self._sent.get(("reasoning_blocks", part.choice, -1), 0):
                     out.append(part)
+            elif isinstance(part, MessageItemStart):
+                if not self._behind(part.choice):
+                    out.append(part)
             else:
                 out.append(part)
         return out
+
+    def _behind(self, choice: int) -> bool:
+        """Whether the replay of ``choice`` has yet to bring back text or refusal the client
+        has: a message item opening there is one the client saw open."""
+        again, sent = self._again, self._sent
+        return any(
+            again.get((kind, choice, -1), 0) < sent.get((kind, choice, -1), -1)
+            for kind in ("text", "refusal")
+        )
 
     def _new(self, key: tuple[str, int, int], text: str) -> str | None:
         """What of ``text`` the client does not have yet (None: nothing)."""

@@ -151,9 +151,10 @@ class ResponsesEmitter(Emitter):
                 kind, field = (
                     ("custom_tool_call", "input") if block.plain else ("function_call", "arguments")
                 )
-                item = self._add_item(
-                    _BLOCKS[_kind(block)][0], {"type": kind, **call, field: ""}, out
-                )
+                opening = {"type": kind, **call, field: ""}
+                if block.source_item:  # the source's own: what a client sends back
+                    opening = {"id": block.source_item, **opening}
+                item = self._add_item(_BLOCKS[_kind(block)][0], opening, out)
             block.item_id = item["id"]
             block.index = len(self._output) - 1
             if block.kind == "reasoning":
@@ -189,15 +190,24 @@ class ResponsesEmitter(Emitter):
         return reasoning.id is not None or reasoning.encrypted_content is not None
 
     def _open_part(self, block: Block, out: list[bytes]) -> None:
-        """A text or refusal part, in the open message item (opened first if need be)."""
+        """A text or refusal part, in the open message item (opened first if need be).
+
+        A part that starts another of the source's message items closes the open one.
+        """
         item = self._message
+        source = block.source_item
+        if item is not None and source and item["id"] != source:
+            self._close_message(out)
+            item = None
         if item is None:
-            opening = {
+            opening: dict[str, Any] = {
                 "type": "message",
                 "status": "in_progress",
                 "content": [],
                 "role": "assistant",
             }
+            if source:  # the source's own: what a client sends back
+                opening = {"id": source, **opening}
             item = self._message = self._add_item("msg", opening, out)
         part: dict[str, Any] = (
             {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}

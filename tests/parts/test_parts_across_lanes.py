@@ -19,7 +19,10 @@ is lane-specific by nature (each exception is named where it is normalised):
 - a block of reasoning's replay data (``ReasoningStart.id``, and the
   ``signature``, ``encrypted_content`` and ``id`` of the ``ReasoningBlock``): each
   provider's own, so blocks are compared by their text (the data has its own
-  tests in ``test_parts_reasoning_blocks.py``).
+  tests in ``test_parts_reasoning_blocks.py``);
+- the ids of output items (``MessageItemStart``, ``ToolCallStart.item_id``):
+  only Responses has items with ids of their own beside the call ids (kept by
+  a Responses relay: ``tests/relay/test_relay_ids.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from wire_turns import ERROR_MESSAGE, LANES, TurnSpec, read, render, turn_specs
 from sse_engine import Outcome
 from sse_engine.parts import (
     Finish,
+    MessageItemStart,
     Part,
     PartStream,
     ReasoningBlock,
@@ -63,8 +67,12 @@ def comparable(parts: list[Part]) -> list[Any]:
                 error.code if part.outcome is Outcome.TRUNCATED else error.message)
             out.append(("finish", part.reason, part.outcome, said))
             continue
+        if isinstance(part, MessageItemStart):
+            continue
         if isinstance(part, ReasoningStart):
             part = ReasoningStart(part.index, part.choice)
+        elif isinstance(part, ToolCallStart):
+            part = ToolCallStart(part.id, part.name, part.index, part.choice)
         elif isinstance(part, ReasoningEnd):
             part = ReasoningEnd(ReasoningBlock(part.block.text), part.index, part.choice)
         out.append(part)
@@ -154,7 +162,8 @@ def test_each_ending_gives_its_unified_reason_and_the_lanes_verdict(
     if ending == "error":
         assert finish.error is not None and finish.error.message == ERROR_MESSAGE
     assert stream.turn.text == "Hello world"
-    assert [type(p) for p in parts if not isinstance(p, UsageUpdate)][:5] == [
+    shown = [type(p) for p in parts if not isinstance(p, UsageUpdate | MessageItemStart)]
+    assert shown[:5] == [
         ReasoningStart, ReasoningDelta, ReasoningEnd, TextDelta, TextDelta]
     # A turn that stops normally holding tool calls finishes with tool_calls, in every lane.
     with_calls = TurnSpec(calls=(CallSpec("c1", "f", ('{"a":', " 1}")),), ending="stop")

@@ -1,0 +1,172 @@
+"""Ids a client sends back: through the identity pairings, the source's own.
+
+A client keeps a response's output items and sends them back (a stored
+conversation, an item reference, a ``function_call_output`` naming its
+``call_id``; a ``tool_result`` naming its ``tool_use_id``). Relayed Responses
+to Responses, Messages to Messages or Chat to Chat, the official SDK's final
+object holds the source's ids: the response's, each message item's, each
+tool call's item id and call id.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from importlib.resources import files
+from typing import Any
+
+import anthropic
+import pytest
+from hypothesis import HealthCheck, given, settings
+from relay_oracles import message_stream, response_stream
+from wire_turns import LANES, TurnSpec, render, turn_specs
+
+from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
+from sse_engine.parts import MessageItemStart, Part, PartStream, ToolCallStart
+from sse_engine.relay import Relay, Target
+from sse_engine.responses import encode_responses_event
+
+CAPTURES = files("sse_engine") / "captures"
+#: The items a Responses relay writes (server-run tool calls are not relayed).
+CLIENT_ITEMS = ("message", "function_call", "custom_tool_call", "reasoning")
+
+
+def relayed(lane: Target, data: bytes) -> bytes:
+    lanes = {"chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane}
+    relay = Relay(lanes[lane](), to=lane, created=1754000000)
+    return relay.feed(data) + relay.close()
+
+
+def response_items(data: bytes) -> tuple[str | None, list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """What ``ResponseStream`` makes of ``data``: the response id, the ids of the client's
+    items as they opened, and as the final response holds them (if it completed)."""
+    stream = response_stream(data)
+    opened: list[tuple[Any, ...]] = []
+    response_id = None
+    for event in stream:
+        if event.type == "response.created":
+            response_id = event.response.id
+        elif event.type == "response.output_item.added" and event.item.type in CLIENT_ITEMS:
+            opened.append((event.item.type, event.item.id, getattr(event.item, "call_id", None)))
+    final: list[tuple[Any, ...]] = []
+    try:
+        response = stream.get_final_response()
+    except RuntimeError:  # it failed or was cut: no final response
+        pass
+    else:
+        final = [
+            (item.type, item.id, getattr(item, "call_id", None))
+            for item in response.output
+            if item.type in CLIENT_ITEMS
+        ]
+    return response_id, opened, final
+
+
+RESPONSES = ["responses_basic.sse", "responses_kindo_agent.sse", "responses_truncated.sse",
+             "responses_reasoning.sse", "responses_refusal.sse", "responses_max_tokens.sse"]
+
+
+@pytest.mark.parametrize("name", RESPONSES)
+def test_a_responses_relay_keeps_the_response_item_and_call_ids(name: str) -> None:
+    data = (CAPTURES / name).read_bytes()
+    source = response_items(data)
+    assert source[1], "the capture has items to keep"
+    assert response_items(relayed("responses", data)) == source
+
+
+def test_the_captures_hold_message_and_call_items() -> None:
+    """The test above sees message items and both kinds of client tool call."""
+    kinds = set()
+    for name in RESPONSES:
+        kinds |= {kind for kind, _, _ in response_items((CAPTURES / name).read_bytes())[1]}
+    assert {"message", "function_call", "custom_tool_call"} <= kinds
+
+
+MESSAGES = ["messages_basic.sse", "messages_thinking.sse", "messages_web_search.sse",
+            "messages_gateway.sse", "messages_max_tokens.sse", "messages_truncated.sse"]
+
+
+def message_ids(data: bytes) -> tuple[str, list[str]]:
+    """What ``MessageStream`` makes of ``data``: the message id, its tool_use ids."""
+    stream = message_stream(data)
+    try:
+        for _ in stream:
+            pass
+    except anthropic.APIStatusError:  # the stream failed: what it held by then
+        pass
+    message = stream.current_message_snapshot
+    return message.id, [block.id for block in message.content if block.type == "tool_use"]
+
+
+@pytest.mark.parametrize("name", MESSAGES)
+def test_a_messages_relay_keeps_the_message_and_tool_use_ids(name: str) -> None:
+    data = (CAPTURES / name).read_bytes()
+    source = message_ids(data)
+    assert message_ids(relayed("messages", data)) == source
+
+
+def test_the_messages_captures_hold_tool_uses() -> None:
+    assert any(message_ids((CAPTURES / name).read_bytes())[1] for name in MESSAGES)
+
+
+def test_two_message_items_in_a_row_stay_two_with_their_ids() -> None:
+    """The second item's text starts a new item (with its id), not more of the first."""
+    frames = [{"type": "response.created", "response": {"id": "resp_2", "object": "response",
+               "created_at": 1, "status": "in_progress", "model": "m", "output": []}}]
+    output = []
+    for index, (ident, text) in enumerate([("msg_a", "Hello."), ("msg_b", "Bye.")]):
+        item = {"id": ident, "type": "message", "role": "assistant", "status": "in_progress",
+                "content": []}
+        where = {"item_id": ident, "output_index": index, "content_index": 0}
+        part = {"type": "output_text", "text": text, "annotations": []}
+        done = {**item, "status": "completed", "content": [part]}
+        output.append(done)
+        frames += [
+            {"type": "response.output_item.added", "output_index": index, "item": item},
+            {"type": "response.content_part.added", **where,
+             "part": {"type": "output_text", "text": "", "annotations": []}},
+            {"type": "response.output_text.delta", **where, "delta": text},
+            {"type": "response.output_text.done", **where, "text": text},
+            {"type": "response.content_part.done", **where, "part": part},
+            {"type": "response.output_item.done", "output_index": index, "item": done},
+        ]
+    frames.append({"type": "response.completed", "response": {
+        "id": "resp_2", "object": "response", "created_at": 1, "status": "completed",
+        "model": "m", "output": output}})
+    data = b"".join(
+        encode_responses_event({**frame, "sequence_number": n}) for n, frame in enumerate(frames)
+    )
+    response = response_stream(relayed("responses", data)).get_final_response()
+    assert [(item.id, item.content[0].text) for item in response.output] == [  # type: ignore[union-attr]
+        ("msg_a", "Hello."), ("msg_b", "Bye.")]
+
+
+# -- every generated turn ----------------------------------------------------------------
+
+#: A response id as each lane's relay keeps it (it adds its prefix to one without).
+PREFIX = {"chat": "chatcmpl-", "responses": "resp_", "messages": "msg_"}
+
+
+def ids(parts: list[Part], stream: PartStream) -> tuple[Any, ...]:
+    """The ids a client sends back, as the parts tell them."""
+    return (
+        stream.turn.id,
+        [p.id for p in parts if isinstance(p, MessageItemStart)],
+        [(p.id, p.item_id) for p in parts if isinstance(p, ToolCallStart)],
+    )
+
+
+def read_parts(lane: str, data: bytes) -> tuple[Any, ...]:
+    stream = PartStream(LANES[lane]())
+    return ids(stream.feed(data) + stream.close(), stream)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=turn_specs())
+def test_an_identity_relay_keeps_every_id_the_source_gave(spec: TurnSpec) -> None:
+    for lane in ("chat", "responses", "messages"):
+        data = render(lane, dataclasses.replace(spec, id=PREFIX[lane] + "0001"))
+        source = read_parts(lane, data)
+        if lane == "chat" and spec.ending == "error" and not (spec.text or spec.calls
+                                                             or spec.reasoning):
+            source = (None, *source[1:])  # Chat writes just the error: no chunk, no id
+        assert read_parts(lane, relayed(lane, data)) == source  # type: ignore[arg-type]
