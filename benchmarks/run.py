@@ -37,6 +37,7 @@ __all__ = ["MODULES", "intro", "main"]
 MODULES: list[str] = [
     "benchmarks.peer_correctness",
     "benchmarks.bench_parser",
+    "benchmarks.bench_parser_baseline",
     "benchmarks.bench_chat",
     "benchmarks.bench_responses",
     "benchmarks.bench_messages",
@@ -73,6 +74,9 @@ What is measured:
   three LLM-shaped corpora in 64 KiB, ragged 40-700 B and one-byte reads, and
   single 1 MiB and 8 MiB events. Throughput in MB/s and the ratio to the
   fastest peer.
+- **Parser against its baseline**: today's parser against the parser of an
+  earlier revision, loaded from git, on the same reads in one process: the
+  peer ratios move with the machine and the peers, this one only with us.
 - **Parser correctness**: the spec's corner cases through the parser and every peer.
 - **Lanes**: the Chat Completions, Responses and Messages lanes end to end (SSE
   parsing, JSON, typed events, snapshot, final object) against the official
