@@ -72,16 +72,21 @@ def _openai_response(body: bytes, path: str) -> httpx.Response:
     )
 
 
-def chat_seen(body: bytes) -> Seen:
-    """``ChatCompletionStream`` (choice 0) over ``body``."""
+def chat_stream(body: bytes) -> ChatCompletionStream[Any]:
+    """``ChatCompletionStream`` over ``body``, as ``client.chat.completions.stream()`` makes one."""
     raw = openai.Stream(
         cast_to=ChatCompletionChunk,
         response=_openai_response(body, "chat/completions"),
         client=_OPENAI,
     )
-    stream = ChatCompletionStream(
+    return ChatCompletionStream(
         raw_stream=raw, response_format=openai.omit, input_tools=openai.omit
     )
+
+
+def chat_seen(body: bytes) -> Seen:
+    """``ChatCompletionStream`` (choice 0) over ``body``."""
+    stream = chat_stream(body)
     error = None
     try:
         for _ in stream:

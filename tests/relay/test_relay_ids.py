@@ -17,7 +17,7 @@ from typing import Any
 import anthropic
 import pytest
 from hypothesis import HealthCheck, given, settings
-from relay_oracles import message_stream, response_stream
+from relay_oracles import chat_stream, message_stream, response_stream
 from wire_turns import LANES, TurnSpec, render, turn_specs
 
 from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
@@ -107,6 +107,31 @@ def test_a_messages_relay_keeps_the_message_and_tool_use_ids(name: str) -> None:
 
 def test_the_messages_captures_hold_tool_uses() -> None:
     assert any(message_ids((CAPTURES / name).read_bytes())[1] for name in MESSAGES)
+
+
+CHATS = ["chat_basic.sse", "chat_parallel_tools.sse", "chat_kimi.sse",  # (Gemini: no index)
+         "chat_refusal.sse", "chat_n2_length.sse"]
+
+
+def completion_ids(data: bytes) -> tuple[str, list[str]]:
+    """What ``ChatCompletionStream`` makes of ``data``: the completion id, its tool call ids."""
+    stream = chat_stream(data)
+    for _ in stream:
+        pass
+    completion = stream.current_completion_snapshot
+    calls = completion.choices[0].message.tool_calls or []
+    return completion.id, [call.id for call in calls]
+
+
+@pytest.mark.parametrize("name", CHATS)
+def test_a_chat_relay_keeps_the_completion_and_tool_call_ids(name: str) -> None:
+    data = (CAPTURES / name).read_bytes()
+    source = completion_ids(data)
+    assert completion_ids(relayed("chat", data)) == source
+
+
+def test_the_chat_captures_hold_tool_calls() -> None:
+    assert any(completion_ids((CAPTURES / name).read_bytes())[1] for name in CHATS)
 
 
 def two_message_items() -> bytes:
