@@ -68,6 +68,19 @@ class LaneReports:
         """
         return None
 
+    @classmethod
+    def recognize_error(cls, event: str, payload: Any) -> str | None:
+        """Why an error report has this lane's own shape, or None when it does not say.
+
+        For a tool that must name the API of a capture holding nothing but an
+        error (``recognize`` leaves errors out on purpose, so that a failure
+        stays that failure in any lane). ``event`` is the ``event:`` name of
+        an error frame, or ``""`` for a JSON error body sent instead of a
+        stream; ``payload`` the decoded JSON. Several APIs share the OpenAI
+        envelope, so most error reports name no lane.
+        """
+        return None
+
     def _violation(self, code: str, message: str) -> None:
         """A broken ordering rule: a warning, or a ProtocolError when strict."""
         if self.strict:

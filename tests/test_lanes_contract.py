@@ -13,6 +13,8 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sse_engine import (
     ChatCompletionsLane,
@@ -21,6 +23,7 @@ from sse_engine import (
     Outcome,
     ProtocolError,
     ResponsesLane,
+    ServerSentEvent,
     SSEParser,
     StreamEnd,
     StreamError,
@@ -395,3 +398,50 @@ def test_a_lane_that_cannot_resume_says_so(cls: type[Lane[Any]]) -> None:
     assert lane.resume_plan() is None
     with pytest.raises(UsageError, match="cannot be resumed"):
         lane.resume()
+
+
+# -- error shapes: which lane an error report belongs to ----------------------------------
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["type", "error", "code", "message"]), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(st.sampled_from(["", "message", "error", "x"]), _json_values)
+def test_at_most_one_lane_claims_any_error_report(event: str, payload: Any) -> None:
+    """Whatever the payload, recognize_error never raises and never names two lanes."""
+    claims = [name for name, cls in LANES.items() if cls.recognize_error(event, payload)]
+    assert len(claims) <= 1
+
+
+@pytest.mark.parametrize("lane", sorted(LANES))
+def test_a_lane_claims_only_its_own_bundled_error_reports(lane: str) -> None:
+    """Every error event of every bundled capture is claimed by its own lane, or by none.
+
+    Chat and Messages have error shapes of their own, so they claim their captures' errors;
+    Responses shares OpenAI's envelopes and names none.
+    """
+    claimed = False
+    for path in sorted(CAPTURES.glob("*_error.sse")) + sorted(CAPTURES.glob("*prestream*.json")):
+        owner = path.name.split("_", 1)[0]
+        if path.suffix == ".json":
+            reports = [("", json.loads(path.read_bytes()))]
+        else:
+            parser: SSEParser[ServerSentEvent] = SSEParser()
+            reports = [(e.event, _loads(e.data)) for e in parser.feed(path.read_bytes())]
+        for event, payload in reports:
+            if LANES[lane].recognize_error(event, payload):
+                assert lane == owner, f"{lane} claims {path.name}'s {event or 'body'}"
+                claimed = True
+    assert claimed == (lane != "responses")
+
+
+def _loads(data: str) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None

@@ -109,6 +109,17 @@ class ChatCompletionsLane(CallAssembly):
             return "object chat.completion.chunk"
         return "a choices list" if "choices" in payload else None
 
+    @classmethod
+    def recognize_error(cls, event: str, payload: Any) -> str | None:
+        """A data-only ``{"error": {...}}`` frame: only Chat Completions sends errors untyped.
+
+        A JSON error body (``event == ""``) in that envelope could be Chat or
+        Responses, so it names no lane.
+        """
+        if event != "message" or type(payload) is not dict or "type" in payload:
+            return None
+        return "a data-only error frame" if type(payload.get("error")) is dict else None
+
     def _setup(self) -> None:
         self._snapshot = ChatCompletionSnapshot(self._loss_report())
         self._need_identity = True

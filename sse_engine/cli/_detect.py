@@ -119,9 +119,8 @@ def detect_lane(events: list[ServerSentEvent]) -> tuple[str, str] | None:
     Each lane class says which events are its own (``Lane.recognize``: a
     ``response.*`` event, a Messages frame, a ``chat.completion.chunk``); a
     ``data: [DONE]`` also says Chat Completions. A stream holding only an
-    error event is read by its shape (Anthropic's ``{"type": "error",
-    "error": {"type": ...}}``: Messages; a data-only ``{"error": {...}}``:
-    Chat Completions). None when nothing tells.
+    error event is named by the lane whose own error shape it has
+    (``Lane.recognize_error``). None when nothing tells.
     """
     error_guess: tuple[str, str] | None = None
     for sse in events[:_DETECT_EVENTS]:
@@ -133,16 +132,18 @@ def detect_lane(events: list[ServerSentEvent]) -> tuple[str, str] | None:
             why = lane_class.recognize(name, payload)
             if why:
                 return lane, why
-        if not isinstance(payload, dict):
-            continue
-        kind = payload.get("type")
-        inner = payload.get("error")
-        if error_guess is None and isinstance(inner, dict):
-            if kind == "error" and "type" in inner and "code" not in inner:
-                error_guess = "messages", "an Anthropic-shaped error event"
-            elif name == "message" and kind is None:
-                error_guess = "chat", "a data-only error frame"
+        if error_guess is None:
+            error_guess = _error_shape(name, payload)
     return error_guess
+
+
+def _error_shape(event: str, payload: Any) -> tuple[str, str] | None:
+    """The lane whose own error shape ``payload`` has (``event`` "" for a body), and why."""
+    for lane, lane_class in LANES.items():
+        why = lane_class.recognize_error(event, payload)
+        if why:
+            return lane, why
+    return None
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -161,11 +162,11 @@ def _error_lane(payload: Any, lane: str) -> tuple[str | None, str]:
     """The lane of a JSON error body, and why: given, or read from the body's shape."""
     if lane != "auto":
         return lane, "--lane"
-    if isinstance(payload, dict):
-        if payload.get("type") == "error" and isinstance(payload.get("error"), dict):
-            return "messages", "an Anthropic-shaped JSON error body"
-        if isinstance(payload.get("error"), dict):
-            return None, "an OpenAI-shaped JSON error body; --lane to say which"
+    shaped = _error_shape("", payload)
+    if shaped is not None:
+        return shaped
+    if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
+        return None, "an OpenAI-shaped JSON error body; --lane to say which"
     return None, "an error body; --lane to say which API sent it"
 
 

@@ -77,6 +77,16 @@ class MessagesLane(BlockAssembly):
             return f"JSON type {kind}"
         return None
 
+    @classmethod
+    def recognize_error(cls, event: str, payload: Any) -> str | None:
+        """Anthropic's ``{"type": "error", "error": {"type": ...}}`` (no OpenAI ``code``)."""
+        if type(payload) is not dict or payload.get("type") != "error":
+            return None
+        inner = payload.get("error")
+        if type(inner) is not dict or "type" not in inner or "code" in inner:
+            return None
+        return "an Anthropic-shaped error event" if event else "an Anthropic-shaped JSON error body"
+
     def _setup(self) -> None:
         self._snap = MessageSnapshot(self.json_loads, self._loss_report())
         self._data_only_seen = False
