@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from sse_engine._errors import ProtocolError, UsageError
-from sse_engine._lane import Headers, Lane, LaneEvent, LaneWarning, StreamEnd
+from sse_engine._lane import Headers, Lane, LaneEvent, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.chat import ChatCompletionsLane
 from sse_engine.messages import MessagesLane
@@ -111,12 +111,12 @@ class PartStream:
         return self.translate(events)
 
     def _failed(self, exc: ProtocolError) -> None:
-        """The lane could not read the bytes: its events become parts, ending with the Finish."""
-        events = list(exc.events)
-        lane = self.lane
-        if lane.outcome is not None and not any(type(e) is StreamEnd for e in events):
-            events.append(StreamEnd(lane.outcome, lane.error))
-        exc.events = self.translate(events)
+        """The lane could not read the bytes: its events become parts, ending with the Finish.
+
+        The lane's ``exc.events`` end with its ``StreamEnd`` (a later call on
+        the failed lane raises with none, and the Finish was already made).
+        """
+        exc.events = self.translate(exc.events)
 
     def translate(self, events: Iterable[LaneEvent]) -> list[Part]:
         """The parts of lane events: what :meth:`feed` does with the events of its lane.
