@@ -344,9 +344,7 @@ def section(
         "### Targets",
         "",
     ]
-    for name, ok, evidence in targets(rows, peers):
-        mark = "met" if ok else "**missed**"
-        lines.append(f"- {name}: {mark} — {evidence}")
+    lines += report.target_lines(targets(rows, peers))
     notes = [(r, n, why) for r in rows for n, why in r.notes.items()]
     if notes:
         lines += ["", "### Mismatches", ""]
@@ -380,8 +378,7 @@ def main(write: bool = True, quick: bool = False) -> int:
     print(f"  timed in {time.perf_counter() - t0:.1f} s\n")
     print(table(rows, PEERS))
     print()
-    for name, ok, evidence in targets(rows, PEERS):
-        print(f"  [{'met' if ok else 'MISSED'}] {name}: {evidence}")
+    report.print_targets(targets(rows, PEERS))
     if write:
         path = report.update_section(SECTION, section(rows, PEERS, settings, load))
         print(f"\nwrote {path.relative_to(report.REPO_ROOT)}")

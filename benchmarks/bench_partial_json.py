@@ -320,9 +320,7 @@ def section(workloads: list[Workload], settings: Settings, load: float | None = 
                   " (its first estimate, before the best-of rounds): " + "; ".join(checks)
                   + ".", ""]
     lines += ["### Targets", ""]
-    for name, ok, evidence in targets(workloads):
-        mark = "met" if ok else "not measured" if ok is None else "**missed**"
-        lines.append(f"- {name}: {mark} — {evidence}")
+    lines += report.target_lines(targets(workloads))
     return "\n".join(lines) + "\n"
 
 
@@ -348,8 +346,7 @@ def main(write: bool = True, quick: bool = False) -> int:
     print(f"  timed in {time.perf_counter() - t0:.1f} s\n")
     print(table(workloads))
     print()
-    for name, ok, evidence in targets(workloads):
-        print(f"  [{'met' if ok else '-' if ok is None else 'MISSED'}] {name}: {evidence}")
+    report.print_targets(targets(workloads))
     if write:
         path = report.update_section(SECTION, section(workloads, settings, load))
         print(f"\nwrote {path.relative_to(report.REPO_ROOT)}")

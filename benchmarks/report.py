@@ -16,7 +16,7 @@ import platform
 import re
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 __all__ = [
@@ -29,6 +29,8 @@ __all__ = [
     "machine_lines",
     "markdown_table",
     "module_cli",
+    "print_targets",
+    "target_lines",
     "update_section",
 ]
 
@@ -160,3 +162,21 @@ def module_cli(
         profile(args.quick)
         return 0
     return main(write=not args.no_write and not args.quick, quick=args.quick)
+
+
+#: A benchmark's target: its name, met (True), missed (False) or not measured
+#: (None), and the figures that say so.
+Target = tuple[str, bool | None, str]
+
+
+def target_lines(targets: Iterable[Target]) -> list[str]:
+    """The Markdown list of a section's targets: ``- name: met — evidence``."""
+    marks = {True: "met", False: "**missed**", None: "not measured"}
+    return [f"- {name}: {marks[ok]} — {evidence}" for name, ok, evidence in targets]
+
+
+def print_targets(targets: Iterable[Target]) -> None:
+    """The same targets on the console while a benchmark runs."""
+    marks = {True: "met", False: "MISSED", None: "-"}
+    for name, ok, evidence in targets:
+        print(f"  [{marks[ok]}] {name}: {evidence}")
