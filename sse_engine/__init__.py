@@ -38,18 +38,20 @@ from sse_engine.chat import (
     encode_chat_event,
 )
 from sse_engine.messages import MessagesLane, MessageSnapshot, encode_messages_event
-from sse_engine.parts import (
-    FINISH_REASONS,
-    Finish,
-    FinishReason,
+from sse_engine.partial_json import (
     JSONDelta,
     JSONPath,
     JSONStreamError,
     JSONStringDelta,
     JSONValue,
+    PartialJSON,
+)
+from sse_engine.parts import (
+    FINISH_REASONS,
+    Finish,
+    FinishReason,
     MessageItemStart,
     Part,
-    PartialJSON,
     PartStream,
     ReasoningBlock,
     ReasoningDelta,

@@ -6,22 +6,13 @@ A :class:`PartStream` wraps any lane and turns its events into parts
 shape for Chat Completions, Responses and Messages, with each tool call's
 input readable while it streams and each block of reasoning kept with what
 its provider needs to have it back (:class:`ReasoningBlock`).
-:class:`PartialJSON` is the incremental reader behind that live input,
-usable on its own. See ``docs/parts.md`` and
-``docs/live-tool-input.md``.
+The incremental JSON reader behind that live input is
+:mod:`sse_engine.partial_json`. See ``docs/parts.md``.
 """
 
 from __future__ import annotations
 
 from sse_engine._public import publish as _publish
-from sse_engine.parts._json_events import (
-    JSONDelta,
-    JSONPath,
-    JSONStreamError,
-    JSONStringDelta,
-    JSONValue,
-)
-from sse_engine.parts._partial_json import PartialJSON
 from sse_engine.parts._parts import (
     FINISH_REASONS,
     Finish,
@@ -47,15 +38,9 @@ __all__ = [
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
-    "JSONDelta",
-    "JSONPath",
-    "JSONStreamError",
-    "JSONStringDelta",
-    "JSONValue",
     "MessageItemStart",
     "Part",
     "PartStream",
-    "PartialJSON",
     "ReasoningBlock",
     "ReasoningDelta",
     "ReasoningEnd",

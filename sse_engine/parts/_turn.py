@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.parts._json_events import JSONStreamError
-from sse_engine.parts._partial_json import PartialJSON
+from sse_engine.partial_json import JSONStreamError, PartialJSON
 
 if TYPE_CHECKING:  # the parts module imports this one: its names are for the checker only
     from sse_engine.parts._parts import FinishReason, Usage

@@ -13,12 +13,12 @@ How it reads: structure (brackets, commas, colons, whitespace) is handled one
 character at a time; a string, number or literal that lies whole in one
 fragment is taken by one regex match (strings are decoded by the C routine of
 ``json.loads``). A string cut by a fragment boundary goes to a
-:class:`~sse_engine.parts._json_string.StringReader`, which decodes it run by
+:class:`~sse_engine.partial_json._string.StringReader`, which decodes it run by
 run; a number or literal cut by one goes through the number automaton or a
 character compare. Each keeps just enough state to resume.
 
 This room is the tokenizer; the tree it fills, and the place in it, is the base
-class :class:`~sse_engine.parts._json_tree.ValueTree`.
+class :class:`~sse_engine.partial_json._tree.ValueTree`.
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ import contextlib
 from typing import Any
 
 from sse_engine._errors import UsageError
-from sse_engine.parts._json_events import (
+from sse_engine.partial_json._events import (
     JSONDelta,
     JSONPath,
     JSONStreamError,
     JSONStringDelta,
 )
-from sse_engine.parts._json_grammar import (
+from sse_engine.partial_json._grammar import (
     ABSENT,
     AFTER,
     COLON,
@@ -57,8 +57,8 @@ from sse_engine.parts._json_grammar import (
     WS,
     WS_CHARS,
 )
-from sse_engine.parts._json_string import RUN, StringReader, scanstring
-from sse_engine.parts._json_tree import ValueTree
+from sse_engine.partial_json._string import RUN, StringReader, scanstring
+from sse_engine.partial_json._tree import ValueTree
 
 __all__ = ["PartialJSON"]
 
