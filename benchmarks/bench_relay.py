@@ -35,13 +35,13 @@ from benchmarks import corpora, lanes, report
 from benchmarks.timing import Contender, best_of
 from sse_engine import ChatCompletionsLane, Lane, MessagesLane, ResponsesLane
 from sse_engine.parts import PartStream
-from sse_engine.relay import Relay, Target
+from sse_engine.relay import Relay
 
 __all__ = ["SOURCES", "TARGET", "main"]
 
 #: Relaying may cost at most this many times the source lane alone.
 TARGET = 2.0
-TARGETS: tuple[Target, ...] = ("chat", "responses", "messages")
+TARGETS: tuple[str, ...] = ("chat", "responses", "messages")
 #: Source name -> (its lane, its corpus).
 SOURCES: dict[str, tuple[type[Lane[Any]], Callable[[int], bytes]]] = {
     "chat": (ChatCompletionsLane, corpora.chat_completions),
@@ -63,7 +63,7 @@ def lane_alone(lane: type[Lane[Any]]) -> Callable[[Reads], Any]:
     return run
 
 
-def relayed(lane: type[Lane[Any]], target: Target) -> Callable[[Reads], bytes]:
+def relayed(lane: type[Lane[Any]], target: str) -> Callable[[Reads], bytes]:
     def run(reads: Reads) -> bytes:
         relay = Relay(lane(), to=target, created=1754000000)
         feed = relay.feed
@@ -74,7 +74,7 @@ def relayed(lane: type[Lane[Any]], target: Target) -> Callable[[Reads], bytes]:
     return run
 
 
-def check(lane: type[Lane[Any]], target: Target, reads: Reads) -> str | None:
+def check(lane: type[Lane[Any]], target: str, reads: Reads) -> str | None:
     """None if the target's lane reads the relayed bytes as the source said, else why not."""
     source = PartStream(lane())
     for read in reads:
@@ -148,7 +148,7 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
             ["Source", "Run", "MB/s", "Events/s", "vs the lane alone"], rows, "llrrr"
         ),
         "",
-        "### Target",
+        "### str",
         "",
         f"- relaying costs at most {TARGET:g}{lanes.TIMES} the source lane alone, every"
         " pairing: "

@@ -17,6 +17,7 @@ one API served as another, for gateways.
 
 from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
 from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
+from sse_engine._formats import FORMATS, WireFormat, register_format
 from sse_engine._lane import Lane, LaneEvent, LaneWarning, StreamEnd, StreamRestarted
 from sse_engine._liveness import (
     DEFAULT_IDLE_TIMEOUT,
@@ -31,12 +32,7 @@ from sse_engine._reconnect import DEFAULT_MAX_RECONNECTS, LaneLike, Reconnecting
 from sse_engine._retry import DEFAULT_MAX_RETRY_DELAY, RetryPolicy
 from sse_engine._sse import Comment, ServerSentEvent
 from sse_engine._transport import aiter_events, iter_events
-from sse_engine.chat import (
-    ChatCompletionsLane,
-    ChatCompletionSnapshot,
-    encode_chat_done,
-    encode_chat_event,
-)
+from sse_engine.chat import ChatCompletionsLane, ChatCompletionSnapshot, encode_chat_event
 from sse_engine.messages import MessagesLane, MessageSnapshot, encode_messages_event
 from sse_engine.partial_json import (
     JSONDelta,
@@ -86,6 +82,7 @@ __all__ = [
     "DEFAULT_MAX_RECONNECTS",
     "DEFAULT_MAX_RETRY_DELAY",
     "FINISH_REASONS",
+    "FORMATS",
     "ChatCompletionSnapshot",
     "ChatCompletionsLane",
     "Comment",
@@ -139,8 +136,8 @@ __all__ = [
     "Usage",
     "UsageError",
     "UsageUpdate",
+    "WireFormat",
     "aiter_events",
-    "encode_chat_done",
     "encode_chat_event",
     "encode_comment",
     "encode_event",
@@ -150,6 +147,7 @@ __all__ = [
     "encode_responses_event",
     "is_retryable",
     "iter_events",
+    "register_format",
 ]
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

@@ -11,6 +11,8 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from sse_engine._formats import format_of
+
 if TYPE_CHECKING:  # the lanes import this module's encoders
     from sse_engine._lane import Lane, LaneEvent
 
@@ -97,12 +99,13 @@ def encode_lane_events(
 ) -> Iterator[bytes]:
     """The frames of a lane's events (or payloads), in order, skipping the empty ones.
 
-    ``lane`` (a lane or a lane class) picks the wire format: each lane class
-    names its own encoder (``encode_chat_event``, ``encode_responses_event``,
-    ``encode_messages_event``). Joined, the frames are a stream that a new lane
-    of the same kind reads back to the same events, snapshot and outcome.
+    ``lane`` (a lane or a lane class) picks the wire format, whose ``encode``
+    in ``FORMATS`` writes each frame (``encode_chat_event``,
+    ``encode_responses_event``, ``encode_messages_event``, ...). Joined, the
+    frames are a stream that a new lane of the same kind reads back to the
+    same events, snapshot and outcome.
     """
-    encode = lane.encode_frame
+    encode = format_of(lane).encode
     for event in events:
         frame = encode(event)
         if frame:

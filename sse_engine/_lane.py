@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Generic, NoReturn, TypeVar, overload
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar, overload
 
 import attrs
 
@@ -74,6 +74,9 @@ class Lane(LaneReports, Generic[E]):
 
     #: The event that ends this lane's stream normally, for messages.
     terminal_event_name = "the terminal event"
+    #: Whether a dropped stream of this lane can be picked up again
+    #: (:meth:`resume_plan`, :meth:`resume`): Responses only, of the APIs today.
+    resumable: ClassVar[bool] = False
     # Rarely set state lives on the class until an instance needs its own, so
     # an idle lane stays small (a gateway holds thousands).
     _headers: Mapping[str, str] | None = None  # a HeaderMap once start() gave headers
@@ -112,14 +115,6 @@ class Lane(LaneReports, Generic[E]):
 
     def _setup(self) -> None:
         """Initialise the lane's own state; ``__init__`` calls it once, last."""
-
-    @staticmethod
-    def encode_frame(item: FrameItem) -> bytes:
-        """This lane's wire frame for one of its events or a payload dict (``b""`` if none).
-
-        The inverse of ``feed()``: see :func:`sse_engine.encode_lane_events`.
-        """
-        raise TypeError(f"no frame encoder for {type(item).__name__}: use a concrete lane class")
 
     @property
     def snapshot(self) -> Any:

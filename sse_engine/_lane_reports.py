@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from sse_engine._errors import ProtocolError
+from sse_engine._formats import FORMATS
 from sse_engine._json import describe
 from sse_engine._lane_events import LaneWarning
 from sse_engine._outcome import Outcome, StreamError
@@ -23,11 +24,6 @@ from sse_engine._parser import SSEParser
 from sse_engine._sse import ServerSentEvent
 
 __all__ = ["LaneReports"]
-
-#: The lane classes that know their wire format's shape (they define
-#: ``recognize``), asked to name the lane a foreign stream belongs to.
-_SHAPED: list[type[LaneReports]] = []
-
 
 class LaneReports:
     """The warnings and the shape check every lane shares; the state they use is the lane's."""
@@ -53,7 +49,6 @@ class LaneReports:
         super().__init_subclass__(**kwargs)
         if "recognize" in cls.__dict__:
             cls._recognized = False
-            _SHAPED.append(cls)
 
     @classmethod
     def recognize(cls, event: str, payload: Any) -> str | None:
@@ -137,14 +132,14 @@ class LaneReports:
             self._foreign = self._looks_like(event, payload)
 
     def _looks_like(self, event: str, payload: Any) -> str:
-        """What a foreign event is: the lane that recognises it, or no lane at all."""
-        for other in _SHAPED:
-            if not isinstance(self, other):
+        """What a foreign event is: the format that recognises it, or no format at all."""
+        for other in FORMATS.values():
+            if not isinstance(self, other.lane):
                 why = other.recognize(event, payload)
                 if why:
                     return (
-                        f"it looks like a {other.api_name} stream ({why}): "
-                        f"read it with {other.__name__}"
+                        f"it looks like a {other.title} stream ({why}): "
+                        f"read it with {other.lane.__name__}"
                     )
         return f"no lane recognises it either (its first foreign event is {describe(event)})"
 

@@ -57,5 +57,5 @@ def test_the_api_page_documents_every_public_name(site: Path) -> None:
         missing = [n for n in module.__all__ if f"{module.__name__}.{n}" not in anchors]
         assert not missing, f"{module.__name__}: {missing}"
     for name in ("encode_chat_event", "encode_responses_event", "encode_messages_event",
-                 "encode_chat_done", "encode_lane_events"):
+                 "encode_lane_events"):
         assert name in ends

@@ -18,7 +18,6 @@ from sse_engine import (
     StreamEnd,
     StreamError,
     StreamRestarted,
-    encode_chat_done,
     encode_chat_event,
     encode_lane_events,
     encode_messages_event,
@@ -69,8 +68,8 @@ def test_encoding_picks_the_wire_format_from_a_lane_class() -> None:
     _, events = run(ChatCompletionsLane, (CAPTURES / "chat_basic.sse").read_bytes())
     frames = list(encode_lane_events(ChatCompletionsLane, events))
     assert all(f.startswith(b"data: {") for f in frames[:-1])
-    assert frames[-1] == encode_chat_done() == b"data: [DONE]\n\n"
-    with pytest.raises(TypeError, match="no frame encoder"):
+    assert frames[-1] == encode_chat_event(StreamEnd(Outcome.COMPLETED)) == b"data: [DONE]\n\n"
+    with pytest.raises(TypeError, match="Lane is not the lane of any wire format"):
         list(encode_lane_events(Lane, events))
 
 
@@ -238,7 +237,8 @@ def test_chat_text_deltas_survive_the_trip(pieces: list[str]) -> None:
     ]
     chunks.append({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    body = b"".join(encode_chat_event(c) for c in chunks) + encode_chat_done()
+    done = encode_chat_event(StreamEnd(Outcome.COMPLETED))
+    body = b"".join(encode_chat_event(c) for c in chunks) + done
     lane, events = run(ChatCompletionsLane, body)
     assert lane.outcome is Outcome.COMPLETED
     assert lane.snapshot.choices[0].content == "".join(as_json(pieces))

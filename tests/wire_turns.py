@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 from sse_engine import (
     ChatCompletionsLane,
     MessagesLane,
+    Outcome,
     ResponsesLane,
-    encode_chat_done,
+    StreamEnd,
     encode_chat_event,
     encode_messages_event,
     encode_responses_event,
@@ -142,7 +143,7 @@ def render_chat(spec: TurnSpec) -> bytes:
                 "total_tokens": u.input + u.output,
                 "prompt_tokens_details": {"cached_tokens": u.cached},
                 "completion_tokens_details": {"reasoning_tokens": u.reasoning}}}))
-        out.append(encode_chat_done())
+        out.append(encode_chat_event(StreamEnd(Outcome.COMPLETED)))
     return b"".join(out)
 
 

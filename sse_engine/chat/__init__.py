@@ -12,7 +12,9 @@ by index. See ``docs/chat.md`` for the events, outcome rules and warning codes.
 
 from __future__ import annotations
 
+from sse_engine._formats import WireFormat, register_format
 from sse_engine._public import publish as _publish
+from sse_engine.chat._emit import ChatEmitter
 from sse_engine.chat._events import (
     ChatChoiceEvent,
     ChatChunk,
@@ -31,17 +33,21 @@ from sse_engine.chat._events import (
     ChatUnknownFrame,
     ChatUsage,
 )
-from sse_engine.chat._frames import encode_chat_done, encode_chat_event
-from sse_engine.chat._lane import (
-    COMPLETE_FINISH_REASONS,
-    INCOMPLETE_FINISH_REASONS,
-    ChatCompletionsLane,
-)
+from sse_engine.chat._frames import encode_chat_event
+from sse_engine.chat._lane import ChatCompletionsLane
+from sse_engine.chat._parts import ChatParts
 from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
     ChatCompletionSnapshot,
     ChatFunctionCallSnapshot,
     ChatToolCallSnapshot,
+)
+from sse_engine.chat._wire import (
+    COMPLETE_FINISH_REASONS,
+    INCOMPLETE_FINISH_REASONS,
+    PATHS,
+    recognize,
+    recognize_error,
 )
 
 __all__ = [
@@ -68,8 +74,21 @@ __all__ = [
     "ChatToolCallStarted",
     "ChatUnknownFrame",
     "ChatUsage",
-    "encode_chat_done",
     "encode_chat_event",
 ]
+
+register_format(
+    WireFormat(
+        name="chat",
+        title="Chat Completions",
+        lane=ChatCompletionsLane,
+        parts=ChatParts,
+        emitter=ChatEmitter,
+        encode=encode_chat_event,
+        recognize=recognize,
+        recognize_error=recognize_error,
+        paths=PATHS,
+    )
+)
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

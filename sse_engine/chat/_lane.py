@@ -33,21 +33,21 @@ from sse_engine.chat._events import (
     ChatUnknownFrame,
     ChatUsage,
 )
-from sse_engine.chat._frames import encode_chat_event
 from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
     ChatCompletionSnapshot,
     merge_field,
 )
+from sse_engine.chat._wire import (
+    CHUNK_OBJECT,
+    COMPLETE_FINISH_REASONS,
+    DONE,
+    INCOMPLETE_FINISH_REASONS,
+    recognize,
+    recognize_error,
+)
 
-__all__ = ["COMPLETE_FINISH_REASONS", "INCOMPLETE_FINISH_REASONS", "ChatCompletionsLane"]
-
-#: Finish reasons of a turn that ended normally.
-COMPLETE_FINISH_REASONS = frozenset({"stop", "tool_calls", "function_call"})
-#: Finish reasons of a turn cut short: the outcome is INCOMPLETE.
-INCOMPLETE_FINISH_REASONS = frozenset({"length", "content_filter"})
-
-_CHUNK = "chat.completion.chunk"
+__all__ = ["ChatCompletionsLane"]
 
 
 def _has_answer(choice: ChatChoiceSnapshot) -> bool:
@@ -80,7 +80,6 @@ class ChatCompletionsLane(CallAssembly):
 
     terminal_event_name = "data: [DONE] (or an error frame)"
     api_name = "Chat Completions"
-    encode_frame = staticmethod(encode_chat_event)
 
     def __init__(
         self,
@@ -97,28 +96,8 @@ class ChatCompletionsLane(CallAssembly):
         self.expect_usage = expect_usage
         super().__init__(json_loads=json_loads, strict=strict, max_event_size=max_event_size)
 
-    @classmethod
-    def recognize(cls, event: str, payload: Any) -> str | None:
-        """A ``chat.completion.chunk`` object, or any object with a ``choices`` list.
-
-        ``data: [DONE]`` alone is not enough: gateways append it to other APIs' streams.
-        """
-        if type(payload) is not dict:
-            return None
-        if payload.get("object") == _CHUNK:
-            return "object chat.completion.chunk"
-        return "a choices list" if "choices" in payload else None
-
-    @classmethod
-    def recognize_error(cls, event: str, payload: Any) -> str | None:
-        """A data-only ``{"error": {...}}`` frame: only Chat Completions sends errors untyped.
-
-        A JSON error body (``event == ""``) in that envelope could be Chat or
-        Responses, so it names no lane.
-        """
-        if event != "message" or type(payload) is not dict or "type" in payload:
-            return None
-        return "a data-only error frame" if type(payload.get("error")) is dict else None
+    recognize = staticmethod(recognize)
+    recognize_error = staticmethod(recognize_error)
 
     def _setup(self) -> None:
         self._snapshot = ChatCompletionSnapshot(self._loss_report())
@@ -141,7 +120,7 @@ class ChatCompletionsLane(CallAssembly):
         if sse.event == "error":
             self._end(Outcome.FAILED, self._error_event(data), out)
             return
-        if data[:6] == "[DONE]":
+        if data[:6] == DONE:
             self._on_done(out)
             return
         if not data or data.isspace():
@@ -156,7 +135,7 @@ class ChatCompletionsLane(CallAssembly):
             self._end(Outcome.FAILED, StreamError.from_payload(payload), out)
             return
         obj = payload.get("object")
-        if obj != _CHUNK and (obj is not None or "choices" not in payload):
+        if obj != CHUNK_OBJECT and (obj is not None or "choices" not in payload):
             # Azure content-filter frames ("object": ""), or a provider's own frame.
             out.append(ChatUnknownFrame(payload))
             return

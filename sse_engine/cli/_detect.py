@@ -11,20 +11,16 @@ from typing import Any
 
 import attrs
 
+from sse_engine._formats import FORMATS
 from sse_engine._lane import Lane
 from sse_engine._outcome import Outcome
 from sse_engine._parser import SSEParser
 from sse_engine._sse import ServerSentEvent
-from sse_engine.chat import ChatCompletionsLane
-from sse_engine.messages import MessagesLane
-from sse_engine.responses import ResponsesLane
 
 __all__ = [
     "ASSUMED_ERROR_STATUS",
     "EXIT_STATUS",
     "EXIT_UNREADABLE",
-    "LANES",
-    "LANE_TITLES",
     "Input",
     "Unreadable",
     "classify",
@@ -32,13 +28,6 @@ __all__ = [
     "exit_status",
     "new_lane",
 ]
-
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
-LANE_TITLES = {"chat": "Chat Completions", "responses": "Responses", "messages": "Messages"}
 
 #: Exit status per outcome (3 is for input that cannot be read at all).
 EXIT_STATUS = {
@@ -65,8 +54,11 @@ def exit_status(outcome: Outcome | None) -> int:
     return EXIT_STATUS.get(outcome, 2) if outcome is not None else 2
 
 
-def new_lane(name: str) -> Lane[Any]:
-    return LANES[name]()
+def new_lane(name: str | None) -> Lane[Any]:
+    """A lane of the format named ``name``; of the first format when none is named
+    (every lane reads every API's JSON error body)."""
+    lane: Lane[Any] = FORMATS[name or next(iter(FORMATS))].lane()
+    return lane
 
 
 # -- what the input is -------------------------------------------------------------------------
@@ -107,42 +99,41 @@ def _error_body(body: bytes) -> dict[str, Any] | None:
 
 
 def _decode(sse: ServerSentEvent) -> Any:
+    """The data as JSON, or the data text itself when it is not JSON (a sentinel)."""
     try:
         return json.loads(sse.data)
     except ValueError:
-        return None
+        return sse.data.strip()
 
 
 def detect_lane(events: list[ServerSentEvent]) -> tuple[str, str] | None:
-    """The lane that reads these SSE events, and why: from the first events that tell.
+    """The format that reads these SSE events, and why: from the first events that tell.
 
-    Each lane class says which events are its own (``Lane.recognize``: a
-    ``response.*`` event, a Messages frame, a ``chat.completion.chunk``); a
-    ``data: [DONE]`` also says Chat Completions. A stream holding only an
-    error event is named by the lane whose own error shape it has
-    (``Lane.recognize_error``). None when nothing tells.
+    Each format says which events are its own (``recognize`` in ``FORMATS``: a
+    ``response.*`` event, a Messages frame, a ``chat.completion.chunk``, the
+    ``data: [DONE]`` sentinel). A stream holding only an error event is named
+    by the format whose own error shape it has (``recognize_error``). None
+    when nothing tells.
     """
     error_guess: tuple[str, str] | None = None
     for sse in events[:_DETECT_EVENTS]:
         name = sse.event
-        if sse.data.strip() == "[DONE]":
-            return "chat", "data: [DONE]"
         payload = _decode(sse)
-        for lane, lane_class in LANES.items():
-            why = lane_class.recognize(name, payload)
+        for row in FORMATS.values():
+            why = row.recognize(name, payload)
             if why:
-                return lane, why
+                return row.name, why
         if error_guess is None:
             error_guess = _error_shape(name, payload)
     return error_guess
 
 
 def _error_shape(event: str, payload: Any) -> tuple[str, str] | None:
-    """The lane whose own error shape ``payload`` has (``event`` "" for a body), and why."""
-    for lane, lane_class in LANES.items():
-        why = lane_class.recognize_error(event, payload)
+    """The format whose own error shape ``payload`` has (``event`` "" for a body), and why."""
+    for row in FORMATS.values():
+        why = row.recognize_error(event, payload)
         if why:
-            return lane, why
+            return row.name, why
     return None
 
 
@@ -166,7 +157,7 @@ def _error_lane(payload: Any, lane: str) -> tuple[str | None, str]:
     if shaped is not None:
         return shaped
     if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
-        return None, "an OpenAI-shaped JSON error body; --lane to say which"
+        return None, "a JSON error body in the envelope several APIs share; --lane to say which"
     return None, "an error body; --lane to say which API sent it"
 
 
@@ -211,6 +202,6 @@ def classify(
         names = sorted({e.event for e in events[:_DETECT_EVENTS]})
         raise Unreadable(
             f"cannot tell which API sent this stream (its first events are {', '.join(names)}, "
-            "with no recognisable payload); pass --lane chat|responses|messages"
+            f"with no recognisable payload); pass --lane {'|'.join(FORMATS)}"
         )
     return Input("stream", detected[0], detected[1], status)

@@ -16,7 +16,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from sse_engine.cli._detect import LANE_TITLES
+from sse_engine._formats import FORMATS
 
 __all__ = ["Style", "render", "terminal_width", "use_color"]
 
@@ -177,7 +177,7 @@ def render(
     if http is not None:
         out.row("response", out.wrapped(describe_response(http)))
     lane = report["lane"]
-    title = LANE_TITLES[lane] if lane else "Chat Completions or Responses"
+    title = FORMATS[lane].title if lane else "not named"
     reason = report["lane_reason"]
     out.row("lane", f"{title} ({'as given' if reason.startswith('--') else reason})")
     _outcome(out, report)

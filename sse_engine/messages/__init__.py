@@ -12,7 +12,9 @@ same union, under the name the lane's base class had).
 
 from __future__ import annotations
 
+from sse_engine._formats import WireFormat, register_format
 from sse_engine._public import publish as _publish
+from sse_engine.messages._emit import MessagesEmitter
 from sse_engine.messages._events import (
     BlockDelta,
     BlockStart,
@@ -34,13 +36,10 @@ from sse_engine.messages._events import (
     UnknownEvent,
 )
 from sse_engine.messages._frames import encode_messages_event
-from sse_engine.messages._lane import (
-    MessagesLane,
-)
-from sse_engine.messages._snapshot import (
-    ContentBlock,
-    MessageSnapshot,
-)
+from sse_engine.messages._lane import MessagesLane
+from sse_engine.messages._parts import MessagesParts
+from sse_engine.messages._snapshot import ContentBlock, MessageSnapshot
+from sse_engine.messages._wire import PATHS, recognize, recognize_error
 
 __all__ = [
     "BlockDelta",
@@ -66,5 +65,19 @@ __all__ = [
     "UnknownEvent",
     "encode_messages_event",
 ]
+
+register_format(
+    WireFormat(
+        name="messages",
+        title="Messages",
+        lane=MessagesLane,
+        parts=MessagesParts,
+        emitter=MessagesEmitter,
+        encode=encode_messages_event,
+        recognize=recognize,
+        recognize_error=recognize_error,
+        paths=PATHS,
+    )
+)
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

@@ -31,7 +31,8 @@ from sse_engine.messages._events import (
     ThinkingDelta,
     ToolUseStop,
 )
-from sse_engine.messages._snapshot import TOOL_BLOCK_TYPES, ContentBlock, MessageSnapshot
+from sse_engine.messages._snapshot import ContentBlock, MessageSnapshot
+from sse_engine.messages._wire import TOOL_BLOCK_TYPES
 
 __all__ = ["NO_SPECS", "SPECS_BY_BLOCK_TYPE", "BlockAssembly", "Spec", "str_or_none"]
 

@@ -12,7 +12,7 @@ knows every event a Messages stream can bring (and that no other lane's can).
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias, final
+from typing import Any, ClassVar, TypeAlias, final
 
 import attrs
 
@@ -236,6 +236,8 @@ class UnknownEvent(_MessagesFrame):
     ``type`` is the payload's JSON ``type`` (or the SSE event name when the
     payload has none); ``raw`` is the whole payload.
     """
+
+    many_types: ClassVar[bool] = True
 
     type: str
 

@@ -28,29 +28,15 @@ from sse_engine.messages._events import (
     Ping,
     UnknownEvent,
 )
-from sse_engine.messages._frames import encode_messages_event
 from sse_engine.messages._snapshot import MessageSnapshot
-
-__all__ = ["MessagesLane"]
-
-#: Stop reasons of a turn that finished as the model meant it to.
-COMPLETED_STOP_REASONS = frozenset({"end_turn", "tool_use", "stop_sequence", "pause_turn"})
-#: Stop reasons of a turn cut short (the stream itself is complete).
-INCOMPLETE_STOP_REASONS = frozenset({"max_tokens", "refusal", "model_context_window_exceeded"})
-
-#: The frame types of the Messages stream (what ``recognize`` knows it by).
-FRAME_TYPES = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-        "ping",
-    }
+from sse_engine.messages._wire import (
+    COMPLETED_STOP_REASONS,
+    INCOMPLETE_STOP_REASONS,
+    recognize,
+    recognize_error,
 )
 
+__all__ = ["MessagesLane"]
 
 class MessagesLane(BlockAssembly):
     """The Anthropic Messages stream (``POST /v1/messages`` with ``stream: true``).
@@ -65,27 +51,9 @@ class MessagesLane(BlockAssembly):
 
     terminal_event_name = "message_stop"
     api_name = "Messages"
-    encode_frame = staticmethod(encode_messages_event)
 
-    @classmethod
-    def recognize(cls, event: str, payload: Any) -> str | None:
-        """A Messages frame (``message_start`` ... ``message_stop``, ``ping``), by name or type."""
-        if event in FRAME_TYPES:
-            return f"event: {event}"
-        kind = payload.get("type") if type(payload) is dict else None
-        if type(kind) is str and kind in FRAME_TYPES:
-            return f"JSON type {kind}"
-        return None
-
-    @classmethod
-    def recognize_error(cls, event: str, payload: Any) -> str | None:
-        """Anthropic's ``{"type": "error", "error": {"type": ...}}`` (no OpenAI ``code``)."""
-        if type(payload) is not dict or payload.get("type") != "error":
-            return None
-        inner = payload.get("error")
-        if type(inner) is not dict or "type" not in inner or "code" in inner:
-            return None
-        return "an Anthropic-shaped error event" if event else "an Anthropic-shaped JSON error body"
+    recognize = staticmethod(recognize)
+    recognize_error = staticmethod(recognize_error)
 
     def _setup(self) -> None:
         self._snap = MessageSnapshot(self.json_loads, self._loss_report())

@@ -8,15 +8,17 @@ input readable while it streams and each block of reasoning kept with what
 its provider needs to have it back (:class:`ReasoningBlock`).
 The incremental JSON reader behind that live input is
 :mod:`sse_engine.partial_json`. See ``docs/parts.md``.
+
+For a format's folder (``sse_engine/<format>/_parts.py``): :class:`Translator`,
+the base of its events-to-parts translator, with :data:`BASE_HANDLERS`, and
+:func:`count_tokens` for its usage reader.
 """
 
 from __future__ import annotations
 
 from sse_engine._public import publish as _publish
 from sse_engine.parts._parts import (
-    FINISH_REASONS,
     Finish,
-    FinishReason,
     MessageItemStart,
     Part,
     ReasoningDelta,
@@ -28,13 +30,15 @@ from sse_engine.parts._parts import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    Usage,
     UsageUpdate,
 )
 from sse_engine.parts._stream import PartStream
+from sse_engine.parts._translator import BASE_HANDLERS, Translator
 from sse_engine.parts._turn import ReasoningBlock, ToolCall, Turn
+from sse_engine.parts._usage import FINISH_REASONS, FinishReason, Usage, count_tokens
 
 __all__ = [
+    "BASE_HANDLERS",
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
@@ -52,9 +56,11 @@ __all__ = [
     "ToolCallDelta",
     "ToolCallEnd",
     "ToolCallStart",
+    "Translator",
     "Turn",
     "Usage",
     "UsageUpdate",
+    "count_tokens",
 ]
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

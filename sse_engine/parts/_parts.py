@@ -15,12 +15,13 @@ so the parts of one turn streamed by two providers compare equal.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, final
+from typing import Any, final
 
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts._turn import ReasoningBlock, ToolCall
+from sse_engine.parts._usage import FINISH_REASONS, FinishReason, Usage, count_tokens
 
 __all__ = [
     "FINISH_REASONS",
@@ -39,40 +40,8 @@ __all__ = [
     "ToolCallStart",
     "Usage",
     "UsageUpdate",
+    "count_tokens",
 ]
-
-#: Why a turn ended, in one vocabulary for every lane (see :class:`Finish`).
-FinishReason = Literal[
-    "stop", "length", "tool_calls", "content_filter", "refusal", "pause", "error", "truncated",
-    "other",
-]
-FINISH_REASONS: Final[tuple[FinishReason, ...]] = (
-    "stop", "length", "tool_calls", "content_filter", "refusal", "pause", "error", "truncated",
-    "other",
-)
-
-
-@final
-@attrs.frozen
-class Usage:
-    """Token counts in one shape for every lane.
-
-    ``input_tokens`` counts the whole prompt, cached tokens included (as
-    OpenAI counts it; for Messages the cache reads and writes are added to
-    ``input_tokens``); ``cached_input_tokens`` is the part of it that was a
-    cache hit and ``reasoning_tokens`` the part of ``output_tokens`` spent
-    reasoning. A count the server did not send is None; Messages sends no
-    total, so ``total_tokens`` is input plus output there. ``raw`` is the
-    lane's own usage object, as sent (not part of equality).
-    """
-
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
-    cached_input_tokens: int | None = None
-    reasoning_tokens: int | None = None
-    raw: Any = attrs.field(default=None, eq=False)
-
 
 @final
 @attrs.frozen

@@ -13,15 +13,13 @@ character is parsed once either way).
 from __future__ import annotations
 
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import Any, Final, final
 
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.partial_json import JSONStreamError, PartialJSON
-
-if TYPE_CHECKING:  # the parts module imports this one: its names are for the checker only
-    from sse_engine.parts._parts import FinishReason, Usage
+from sse_engine.parts._usage import FinishReason, Usage
 
 __all__ = ["UNSET", "ReasoningBlock", "ToolCall", "Turn", "joined"]
 
@@ -126,6 +124,11 @@ class ToolCall(_ByValue):
         return call
 
     # -- reading -----------------------------------------------------------------------
+
+    @property
+    def plain(self) -> bool:
+        """Whether the input is plain text, not JSON (a Responses ``custom_tool_call``)."""
+        return self._plain
 
     @property
     def arguments(self) -> str:

@@ -13,6 +13,7 @@ nothing about the source lane.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Final, Protocol
@@ -41,7 +42,6 @@ from sse_engine.relay._blocks import Block, Blocks
 
 __all__ = [
     "KEEPALIVE",
-    "PLAIN_TEXT_TOOL_TYPES",
     "Emitter",
     "ErrorResponse",
     "Source",
@@ -56,9 +56,6 @@ __all__ = [
 #: event and fail on its JSON; a lone comment line is skipped by every client
 #: and still resets their read timeouts.
 KEEPALIVE: Final = encode_comment("keepalive")[:-1]
-
-#: Tool calls whose input is plain text rather than JSON (Responses freeform tools).
-PLAIN_TEXT_TOOL_TYPES: Final = frozenset({"custom_tool_call", "custom"})
 
 #: A pre-stream failure as the target API answers it: status, headers, JSON body.
 ErrorResponse = tuple[int, list[tuple[str, str]], bytes]
@@ -180,10 +177,19 @@ class Emitter:
         the target's own provider (the target then writes the block to carry it)."""
         return False
 
+    #: The header the target API names its request id in (``x-request-id``).
+    request_id_header: ClassVar[str]
+
+    @staticmethod
+    def error_body(error: StreamError) -> dict[str, Any]:
+        """``error`` as the target's JSON error body (its in-stream error carries it too)."""
+        raise NotImplementedError
+
     @classmethod
     def error_response(cls, error: StreamError) -> ErrorResponse:
         """A failure before the stream as the target's status, headers and JSON body."""
-        raise NotImplementedError
+        body = json.dumps(cls.error_body(error), ensure_ascii=False).encode()
+        return error_status(error), error_headers(error, cls.request_id_header), body
 
     # -- for the targets -----------------------------------------------------------
 
@@ -289,7 +295,7 @@ class Emitter:
         if blocks is not None:
             self._tools.add((part.choice, part.index))
             self.tool_calls[part.choice] = self.tool_calls.get(part.choice, 0) + 1
-            plain = call is not None and call.type in PLAIN_TEXT_TOOL_TYPES
+            plain = call is not None and call.plain
             blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out)
 
     def _on_tool_delta(self, part: ToolCallDelta, out: list[bytes]) -> None:

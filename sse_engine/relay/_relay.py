@@ -1,8 +1,8 @@
 """The Relay: one lane's stream, served as another lane's wire bytes.
 
 The source lane is read through a :class:`~sse_engine.parts.PartStream`; its
-parts go to the emitter of the target, chosen in :data:`TARGETS` by the
-``to=`` name. What the Relay adds on top: keepalive comments read upstream
+parts go to the emitter of the target, the ``emitter`` of the ``to=`` format's
+row in ``FORMATS``. What the Relay adds on top: keepalive comments read upstream
 written downstream, a failure before the stream answered as the target API
 answers it, a source that cannot be read ended as a failure (never an
 exception the gateway must turn into bytes itself), and a Responses upstream
@@ -11,11 +11,12 @@ resumed under a running relay without the client seeing anything twice.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, final
+from typing import Any, Final, final
 
 import attrs
 
 from sse_engine._errors import ProtocolError, UsageError
+from sse_engine._formats import FORMATS
 from sse_engine._lane import Headers, Lane, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts import (
@@ -34,20 +35,8 @@ from sse_engine.parts import (
     Turn,
 )
 from sse_engine.relay._emitter import KEEPALIVE, Emitter, ErrorResponse
-from sse_engine.relay._to_chat import ChatEmitter
-from sse_engine.relay._to_messages import MessagesEmitter
-from sse_engine.relay._to_responses import ResponsesEmitter
 
-__all__ = ["TARGETS", "Relay", "Target"]
-
-#: The wire formats a Relay writes.
-Target = Literal["chat", "responses", "messages"]
-#: The emitter of each target.
-TARGETS: Final[dict[str, type[Emitter]]] = {
-    "chat": ChatEmitter,
-    "responses": ResponsesEmitter,
-    "messages": MessagesEmitter,
-}
+__all__ = ["Relay"]
 
 
 @final
@@ -55,9 +44,9 @@ class Relay:
     """Reads one lane's stream and writes it as another lane's, for a gateway.
 
     ``lane`` is a fresh lane of the upstream's format (its own options:
-    ``json_loads``, ``strict``, ...); ``to`` the format to serve:
-    ``"chat"``, ``"responses"`` or ``"messages"`` (the lane's own format too:
-    a validating, normalising proxy). ``model`` and ``id`` are the served
+    ``json_loads``, ``strict``, ...); ``to`` the name of the format to serve,
+    a key of ``FORMATS`` (``"chat"``, ``"responses"``, ``"messages"``, ...;
+    the lane's own format too: a validating, normalising proxy). ``model`` and ``id`` are the served
     object's (default: the upstream's model, and its id under the target's
     prefix); ``created`` its creation time in Unix seconds (the relay reads
     no clock: pass ``int(time.time())``).
@@ -74,15 +63,16 @@ class Relay:
     def __init__(
         self,
         lane: Lane[Any],
-        to: Target,
+        to: str,
         *,
         model: str | None = None,
         id: str | None = None,
         created: int = 0,
     ) -> None:
-        emitter = TARGETS.get(to)
-        if emitter is None:
-            raise ValueError(f"to= must be one of {', '.join(TARGETS)}, not {to!r}")
+        target = FORMATS.get(to)
+        if target is None:
+            raise ValueError(f"to= must be one of {', '.join(FORMATS)}, not {to!r}")
+        emitter: type[Emitter] = target.emitter
         lane.count_comments()
         self.to = to
         #: The source, read as parts (its ``turn`` is what the upstream sent so far).

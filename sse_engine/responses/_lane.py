@@ -24,8 +24,7 @@ from sse_engine.responses._events import (
     ResponseUnknownEvent,
 )
 from sse_engine.responses._fields import Malformed
-from sse_engine.responses._frames import encode_responses_event
-from sse_engine.responses._items import CALL_KINDS, CONTENT_KINDS, ITEM_STATUS_TYPES, ItemAssembly
+from sse_engine.responses._items import ITEM_STATUS_TYPES, ItemAssembly
 from sse_engine.responses._load import load_response
 from sse_engine.responses._resume import ResumePlan
 from sse_engine.responses._snapshot import (
@@ -33,11 +32,16 @@ from sse_engine.responses._snapshot import (
     ResponseSnapshot,
 )
 from sse_engine.responses._types import ResponsesEvent
+from sse_engine.responses._wire import (
+    CALL_EVENTS,
+    CONTENT_EVENTS,
+    LIFECYCLE_TYPES,
+    TERMINAL_TYPES,
+    recognize,
+)
 
 __all__ = ["ITEM_STATUS_TYPES", "ResponsesLane"]
 
-_LIFECYCLE_TYPES = ("response.created", "response.in_progress", "response.queued")
-_TERMINAL_TYPES = ("response.completed", "response.incomplete", "response.failed")
 
 
 class ResponsesLane(ItemAssembly):
@@ -52,17 +56,9 @@ class ResponsesLane(ItemAssembly):
 
     terminal_event_name = "response.completed, response.incomplete or response.failed"
     api_name = "Responses"
-    encode_frame = staticmethod(encode_responses_event)
+    resumable = True
 
-    @classmethod
-    def recognize(cls, event: str, payload: Any) -> str | None:
-        """A ``response.*`` event: by its ``event:`` line, else by its JSON ``type``."""
-        if event.startswith("response."):
-            return f"event: {event}"
-        kind = payload.get("type") if type(payload) is dict else None
-        if type(kind) is str and kind.startswith("response."):
-            return f"JSON type {kind}"
-        return None
+    recognize = staticmethod(recognize)
 
     def _setup(self) -> None:
         self._snap = ResponseSnapshot(self._loss_report())
@@ -358,15 +354,15 @@ _HANDLERS: dict[str, _Handler] = {
     "response.audio.done": ResponsesLane._on_audio,
     "response.audio.transcript.delta": ResponsesLane._on_audio,
     "response.audio.transcript.done": ResponsesLane._on_audio,
-    **dict.fromkeys(_LIFECYCLE_TYPES, ResponsesLane._on_lifecycle),
-    **dict.fromkeys(_TERMINAL_TYPES, ResponsesLane._on_terminal),
+    **dict.fromkeys(LIFECYCLE_TYPES, ResponsesLane._on_lifecycle),
+    **dict.fromkeys(TERMINAL_TYPES, ResponsesLane._on_terminal),
     **{
         kind: (_R._on_content_delta if kind.endswith("delta") else _R._on_text_done)
-        for kind in CONTENT_KINDS
+        for kind in CONTENT_EVENTS
     },
     **{
         kind: (_R._on_call_delta if kind.endswith("delta") else _R._on_call_done)
-        for kind in CALL_KINDS
+        for kind in CALL_EVENTS
     },
     **dict.fromkeys(ITEM_STATUS_TYPES, ResponsesLane._on_item_status),
 }

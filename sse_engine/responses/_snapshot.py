@@ -15,17 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from sse_engine._json import plain_json
+from sse_engine.responses._wire import CALL_ITEMS
 
 __all__ = ["ContentPart", "OutputItem", "ResponseSnapshot", "TextBuffer"]
 
-# The field of an item that holds a tool call's streamed input, by item type.
-CALL_INPUT_FIELDS = {
-    "function_call": "arguments",
-    "mcp_call": "arguments",
-    "kindo_call": "arguments",
-    "custom_tool_call": "input",
-    "code_interpreter_call": "code",
-}
 
 
 class TextBuffer:
@@ -157,7 +150,8 @@ class OutputItem:
         self.parts = _parts(item.get("content"), done=done)
         self.summary = _parts(item.get("summary"), done=done)
         kind = item.get("type")
-        field = CALL_INPUT_FIELDS.get(kind) if type(kind) is str else None
+        call = CALL_ITEMS.get(kind) if type(kind) is str else None
+        field = None if call is None else call.field
         self.call_field = field
         self.call_input = TextBuffer(item.get(field)) if field else None
         action = item.get("action")

@@ -460,7 +460,7 @@ def test_colour_only_on_a_terminal_and_without_no_color(
         (b'{"id": "c1", "object": "chat.completion"}', "a JSON object, not an event stream"),
         (b"[1, 2, 3]", "a JSON list, not an event stream"),
         (b"data: hello\n\ndata: world\n\n", "cannot tell which API sent this stream"),
-        (b"event: heartbeat\ndata: {}\n\n", "pass --lane chat|responses|messages"),
+        (b"event: heartbeat\ndata: {}\n\n", "pass --lane chat|messages|responses"),
     ],
 )
 def test_unreadable_input(

@@ -86,7 +86,7 @@ def test_a_lane_it_cannot_read_is_refused() -> None:
     class NotALane(ChatCompletionsLane.__mro__[1]):  # type: ignore[misc]  # the Lane base
         pass
 
-    with pytest.raises(TypeError, match="PartStream cannot read a NotALane"):
+    with pytest.raises(TypeError, match="NotALane is not the lane of any wire format"):
         PartStream(NotALane())
 
 

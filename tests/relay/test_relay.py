@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from relay_oracles import SEEN
 
 from sse_engine import (
+    FORMATS,
     ChatCompletionsLane,
     Lane,
     MessagesLane,
@@ -25,13 +26,10 @@ from sse_engine import (
     StreamError,
     UsageError,
 )
-from sse_engine.relay import Relay, Target
-from sse_engine.relay._to_chat import ChatEmitter
-from sse_engine.relay._to_messages import MessagesEmitter
-from sse_engine.relay._to_responses import ResponsesEmitter
+from sse_engine.relay import Relay
 
 CAPTURES = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
-TARGETS: tuple[Target, ...] = ("chat", "responses", "messages")
+TARGETS: tuple[str, ...] = ("chat", "responses", "messages")
 LANES: dict[str, type[Lane[Any]]] = {
     "chat": ChatCompletionsLane,
     "responses": ResponsesLane,
@@ -43,7 +41,7 @@ def capture(name: str) -> bytes:
     return (CAPTURES / name).read_bytes()
 
 
-def relay_all(lane: Lane[Any], target: Target, data: bytes, **options: Any) -> bytes:
+def relay_all(lane: Lane[Any], target: str, data: bytes, **options: Any) -> bytes:
     relay = Relay(lane, to=target, **options)
     return relay.feed(data) + relay.close()
 
@@ -56,7 +54,7 @@ def test_keepalive_is_one_comment_line_with_no_blank_line_after_it() -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_keepalives_upstream_are_comment_lines_downstream(target: Target) -> None:
+def test_keepalives_upstream_are_comment_lines_downstream(target: str) -> None:
     data = capture("messages_gateway.sse")
     upstream = data.count(b"\n: keepalive") + data.startswith(b": keepalive")
     assert upstream == 2
@@ -95,8 +93,8 @@ def test_a_lane_cannot_be_relayed_once_it_has_been_fed() -> None:
 
 
 def test_an_unknown_target_is_refused() -> None:
-    with pytest.raises(ValueError, match="chat, responses, messages"):
-        Relay(ChatCompletionsLane(), to="completions")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=", ".join(FORMATS)):
+        Relay(ChatCompletionsLane(), to="completions")
 
 
 # -- failures before the stream ------------------------------------------------------------
@@ -124,7 +122,7 @@ def _anthropic_client(status: int, headers: list[tuple[str, str]], body: bytes) 
     )
 
 
-def sdk_error(target: Target, answer: tuple[int, list[tuple[str, str]], bytes]) -> Any:
+def sdk_error(target: str, answer: tuple[int, list[tuple[str, str]], bytes]) -> Any:
     """What the target's SDK client raises when the gateway answers with ``answer``."""
     if target == "messages":
         client = _anthropic_client(*answer)
@@ -150,7 +148,7 @@ PRESTREAM = sorted(path.name for path in CAPTURES.glob("*_prestream_*.json"))
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", PRESTREAM)
-def test_a_failure_before_the_stream_is_the_targets_http_error(name: str, target: Target) -> None:
+def test_a_failure_before_the_stream_is_the_targets_http_error(name: str, target: str) -> None:
     lane_name, _, status = name.removesuffix(".json").split("_")
     relay = Relay(LANES[lane_name](), to=target)
     relay.start(int(status), [("content-type", "application/json")])
@@ -178,15 +176,15 @@ def test_error_response_carries_retry_after_and_the_request_id() -> None:
         request_id="req_1",
     )
     for emitter, id_header in (
-        (ChatEmitter, "x-request-id"),
-        (ResponsesEmitter, "x-request-id"),
-        (MessagesEmitter, "request-id"),
+        (FORMATS["chat"].emitter, "x-request-id"),
+        (FORMATS["responses"].emitter, "x-request-id"),
+        (FORMATS["messages"].emitter, "request-id"),
     ):
         status, headers, body = emitter.error_response(error)
         assert status == 429
         assert ("retry-after", "2") in headers and (id_header, "req_1") in headers
         assert b"slow down" in body
-    _, _, body = MessagesEmitter.error_response(error)
+    _, _, body = FORMATS["messages"].emitter.error_response(error)
     assert json.loads(body) == {
         "type": "error",
         "error": {"type": "rate_limit_error", "message": "slow down"},
@@ -215,7 +213,7 @@ def test_no_error_response_once_the_stream_has_begun(name: str) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_an_upstream_that_cannot_be_read_ends_the_target_with_an_error(target: Target) -> None:
+def test_an_upstream_that_cannot_be_read_ends_the_target_with_an_error(target: str) -> None:
     data = capture("messages_basic.sse")
     cut = data.index(b"event: content_block_stop")
     bad = data[:cut] + b"event: content_block_stop\ndata: {not json\n\n" + data[cut:]
@@ -230,7 +228,7 @@ def test_an_upstream_that_cannot_be_read_ends_the_target_with_an_error(target: T
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_feed_after_close_is_a_usage_error(target: Target) -> None:
+def test_feed_after_close_is_a_usage_error(target: str) -> None:
     relay = Relay(ChatCompletionsLane(), to=target)
     relay.feed(capture("chat_basic.sse"))
     relay.close()
@@ -240,7 +238,7 @@ def test_feed_after_close_is_a_usage_error(target: Target) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_a_tool_call_cut_off_upstream_is_never_closed_downstream(target: Target) -> None:
+def test_a_tool_call_cut_off_upstream_is_never_closed_downstream(target: str) -> None:
     """A client may run a tool call as soon as it closes: one cut short must stay open."""
     out = relay_all(MessagesLane(), target, capture("messages_truncated.sse"))
     closing = {
@@ -271,7 +269,7 @@ def test_responses_events_are_numbered_from_zero_and_carry_their_number_as_id(na
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_the_id_and_model_are_the_given_ones_or_the_upstreams(target: Target) -> None:
+def test_the_id_and_model_are_the_given_ones_or_the_upstreams(target: str) -> None:
     data = capture("messages_basic.sse")
     out = relay_all(MessagesLane(), target, data, model="gw-model", id="abc", created=17)
     assert b'"gw-model"' in out and b'"abc"' in out
@@ -313,7 +311,7 @@ def number(event: bytes) -> int:
 @given(cuts=st.lists(st.integers(0, 10_000), min_size=1, max_size=3), replay=st.booleans())
 @example(cuts=[6000, 1500], replay=True)  # cut again before the replay caught up
 def test_a_resumed_upstream_is_relayed_as_if_it_never_broke(
-    target: Target, name: str, cuts: list[int], replay: bool
+    target: str, name: str, cuts: list[int], replay: bool
 ) -> None:
     """Cut anywhere, once or again while catching up, and resumed: the client sees no seam
     (a block of reasoning the client has is not opened or ended again)."""

@@ -22,11 +22,11 @@ from relay_oracles import SEEN, Seen, finish_word
 
 from sse_engine import ChatCompletionsLane, Lane, MessagesLane, Outcome, ResponsesLane
 from sse_engine.parts import PartStream, RefusalDelta, TextDelta, Turn
-from sse_engine.relay import Relay, Target
+from sse_engine.relay import Relay
 
 CAPTURES_DIR = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
 CAPTURES = sorted(path.name for path in CAPTURES_DIR.glob("*.sse"))
-TARGETS: tuple[Target, ...] = ("chat", "responses", "messages")
+TARGETS: tuple[str, ...] = ("chat", "responses", "messages")
 LANES: dict[str, type[Lane[Any]]] = {
     "chat": ChatCompletionsLane,
     "responses": ResponsesLane,
@@ -51,7 +51,7 @@ def source(name: str) -> tuple[PartStream, list[Any]]:
     return stream, parts
 
 
-def relay(name: str, target: Target, reads: list[bytes] | None = None) -> tuple[Relay, bytes]:
+def relay(name: str, target: str, reads: list[bytes] | None = None) -> tuple[Relay, bytes]:
     relayed = Relay(lane_for(name), to=target, created=1754000000)
     out = b"".join(relayed.feed(read) for read in (reads or [capture(name)]))
     return relayed, out + relayed.close()
@@ -62,7 +62,7 @@ def client_tools(turn: Turn) -> tuple[tuple[str, Any], ...]:
     return tuple((c.name, c.input if c.done else None) for c in turn.tool_calls if not c.server)
 
 
-def expected(name: str, target: Target) -> Seen:
+def expected(name: str, target: str) -> Seen:
     """What a client of the relay should see, from the source's parts."""
     stream, parts = source(name)
     turn = stream.turn
@@ -93,7 +93,7 @@ def expected(name: str, target: Target) -> Seen:
     )
 
 
-def comparable(seen: Seen, want: Seen, target: Target, bad: bool) -> Seen:
+def comparable(seen: Seen, want: Seen, target: str, bad: bool) -> Seen:
     """``seen``, less what a failed stream cannot carry to this target."""
     if not bad:
         return seen
@@ -107,7 +107,7 @@ def comparable(seen: Seen, want: Seen, target: Target, bad: bool) -> Seen:
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", CAPTURES)
-def test_the_target_sdk_sees_what_the_source_held(name: str, target: Target) -> None:
+def test_the_target_sdk_sees_what_the_source_held(name: str, target: str) -> None:
     stream, _ = source(name)
     bad = stream.outcome in BAD
     want = expected(name, target)
@@ -121,7 +121,7 @@ def test_the_target_sdk_sees_what_the_source_held(name: str, target: Target) -> 
         assert seen.error is not None and seen.finish is None  # an error, never a clean finish
 
 
-def target_outcome(stream: PartStream, target: Target) -> Outcome:
+def target_outcome(stream: PartStream, target: str) -> Outcome:
     """The verdict the relayed stream should carry."""
     if stream.outcome in BAD:
         return Outcome.FAILED  # every bad ending becomes the target's in-stream error
@@ -137,7 +137,7 @@ def target_outcome(stream: PartStream, target: Target) -> Outcome:
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", CAPTURES)
-def test_our_target_lane_reads_the_same_turn_and_verdict(name: str, target: Target) -> None:
+def test_our_target_lane_reads_the_same_turn_and_verdict(name: str, target: str) -> None:
     stream, _ = source(name)
     _, body = relay(name, target)
     back = PartStream(LANES[target](strict=True))
@@ -185,7 +185,7 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
     small=st.booleans(),
 )
 def test_the_relayed_stream_does_not_depend_on_how_the_upstream_was_read(
-    target: Target, name: str, cuts: list[int], small: bool
+    target: str, name: str, cuts: list[int], small: bool
 ) -> None:
     data = capture(name)
     whole = relay(name, target)[1]

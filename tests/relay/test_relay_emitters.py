@@ -18,7 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from relay_oracles import SEEN, Seen, finish_word, tool_input
 
-from sse_engine import ChatCompletionsLane, MessagesLane, Outcome, ResponsesLane, StreamError
+from sse_engine import (
+    FORMATS,
+    ChatCompletionsLane,
+    MessagesLane,
+    Outcome,
+    ResponsesLane,
+    StreamError,
+)
 from sse_engine.parts import (
     Finish,
     FinishReason,
@@ -37,15 +44,12 @@ from sse_engine.parts import (
     Usage,
     UsageUpdate,
 )
-from sse_engine.relay._emitter import Emitter
-from sse_engine.relay._to_chat import ChatEmitter
-from sse_engine.relay._to_messages import MessagesEmitter
-from sse_engine.relay._to_responses import ResponsesEmitter
+from sse_engine.relay import Emitter
 
 TARGETS: dict[str, type[Emitter]] = {
-    "chat": ChatEmitter,
-    "responses": ResponsesEmitter,
-    "messages": MessagesEmitter,
+    "chat": FORMATS["chat"].emitter,
+    "responses": FORMATS["responses"].emitter,
+    "messages": FORMATS["messages"].emitter,
 }
 LANES = {"chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane}
 

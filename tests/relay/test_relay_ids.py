@@ -22,7 +22,7 @@ from wire_turns import LANES, TurnSpec, render, turn_specs
 
 from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
 from sse_engine.parts import MessageItemStart, Part, PartStream, ReasoningStart, ToolCallStart
-from sse_engine.relay import Relay, Target
+from sse_engine.relay import Relay
 from sse_engine.responses import encode_responses_event
 
 # The openai SDK's own models warn while serialising the Kindo capture's custom
@@ -34,7 +34,7 @@ CAPTURES = files("sse_engine") / "captures"
 CLIENT_ITEMS = ("message", "function_call", "custom_tool_call", "reasoning")
 
 
-def relayed(lane: Target, data: bytes, to: Target | None = None) -> bytes:
+def relayed(lane: str, data: bytes, to: str | None = None) -> bytes:
     """``data``, read by ``lane``, relayed to ``to`` (default: the same lane)."""
     lanes = {"chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane}
     relay = Relay(lanes[lane](), to=to or lane, created=1754000000)

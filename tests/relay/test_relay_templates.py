@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from sse_engine import SSEParser, encode_json
 from sse_engine.messages import encode_messages_event
-from sse_engine.relay._template import NUMBER, TEXT, fill, template
+from sse_engine.relay import NUMBER, TEXT, fill, template
 from sse_engine.responses import encode_responses_event
 
 #: Any text a delta can hold: quotes, backslashes, line breaks, %, non-ASCII, lone surrogates.

@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from sse_engine.chat import (
+from sse_engine.chat._events import (
     ChatChunk,
-    ChatCompletionsLane,
     ChatContentDelta,
     ChatDeltaField,
     ChatFinish,
@@ -34,24 +33,12 @@ from sse_engine.chat import (
     ChatToolCallStarted,
     ChatUsage,
 )
-from sse_engine.parts._parts import FinishReason, Usage
-from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
-from sse_engine.parts._turn import ToolCall
+from sse_engine.chat._lane import ChatCompletionsLane
+from sse_engine.chat._wire import DETAILS_KEY, FINISH_REASONS, REASONING_KEYS, usage_from_wire
+from sse_engine.parts import BASE_HANDLERS, ToolCall, Translator
 
-__all__ = ["ChatParts", "chat_usage"]
+__all__ = ["ChatParts"]
 
-#: ``finish_reason`` -> the unified reason (anything else is ``other``).
-CHAT_REASONS: Final[dict[str, FinishReason]] = {
-    "stop": "stop",
-    "length": "length",
-    "tool_calls": "tool_calls",
-    "function_call": "tool_calls",
-    "content_filter": "content_filter",
-}
-#: Delta fields that carry reasoning text, as providers name them.
-REASONING_KEYS: Final = frozenset({"reasoning_content", "reasoning"})
-#: The delta field of OpenRouter's replay data for reasoning.
-DETAILS_KEY: Final = "reasoning_details"
 #: The fields of a reasoning detail that stream in fragments. The others come whole
 #: (``type``, ``format``, ``id`` repeated with every fragment, a ``signature`` sent
 #: empty first): the latest non-empty value is kept.
@@ -99,22 +86,10 @@ class _Details:
         return taken or None
 
 
-def chat_usage(usage: Mapping[str, Any]) -> Usage:
-    """A ``CompletionUsage`` object as :class:`Usage`."""
-    return Usage(
-        input_tokens=count(usage, "prompt_tokens"),
-        output_tokens=count(usage, "completion_tokens"),
-        total_tokens=count(usage, "total_tokens"),
-        cached_input_tokens=count(usage, "prompt_tokens_details", "cached_tokens"),
-        reasoning_tokens=count(usage, "completion_tokens_details", "reasoning_tokens"),
-        raw=usage,
-    )
-
-
 class ChatParts(Translator):
     """The Chat Completions lane's events as parts."""
 
-    REASONS = CHAT_REASONS
+    REASONS = FINISH_REASONS
     lane: ChatCompletionsLane
 
     def _setup(self) -> None:
@@ -226,7 +201,7 @@ class ChatParts(Translator):
         self.builder.call_end(call, index, event.choice_index, event.arguments)
 
     def _usage(self, event: ChatUsage) -> None:
-        self.builder.usage(chat_usage(event.usage))
+        self.builder.usage(usage_from_wire(event.usage))
 
 
 ChatParts.HANDLERS = {

@@ -18,51 +18,27 @@ import json
 from typing import Any, Final
 
 from sse_engine._encoder import encode_json
-from sse_engine._outcome import Outcome, StreamError
-from sse_engine.chat import encode_chat_done
-from sse_engine.parts import Finish, FinishReason, Usage
-from sse_engine.relay._blocks import Block
-from sse_engine.relay._emitter import Emitter, ErrorResponse, failure_of
-from sse_engine.relay._openai import openai_error, openai_error_response
-from sse_engine.relay._template import TEXT, fill, template
+from sse_engine._outcome import Outcome
+from sse_engine.chat._wire import (
+    CHUNK_OBJECT,
+    DONE_FRAME,
+    REASONING_FIELD,
+    WIRE_REASONS,
+    error_body,
+    usage_to_wire,
+)
+from sse_engine.parts import Finish, FinishReason
+from sse_engine.relay import TEXT, Block, Emitter, failure_of, fill, template
 
-__all__ = ["ChatEmitter", "chat_usage"]
+__all__ = ["ChatEmitter"]
 
 #: The delta field of each kind of text.
-_FIELDS: Final = {"text": "content", "reasoning": "reasoning_content", "refusal": "refusal"}
-
-
-def chat_usage(usage: Usage) -> dict[str, Any]:
-    """``usage`` as a Chat Completions ``CompletionUsage`` object."""
-    prompt = usage.input_tokens or 0
-    completion = usage.output_tokens or 0
-    total = usage.total_tokens if usage.total_tokens is not None else prompt + completion
-    out: dict[str, Any] = {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": total,
-    }
-    if usage.cached_input_tokens is not None:
-        out["prompt_tokens_details"] = {"cached_tokens": usage.cached_input_tokens}
-    if usage.reasoning_tokens is not None:
-        out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
-    return out
-
-
-#: The finish reason Chat Completions gives for each unified one.
-_REASONS: Final[dict[str, str]] = {
-    "stop": "stop",
-    "tool_calls": "tool_calls",
-    "length": "length",
-    "content_filter": "content_filter",
-    "refusal": "content_filter",
-    "pause": "stop",
-}
+_FIELDS: Final = {"text": "content", "reasoning": REASONING_FIELD, "refusal": "refusal"}
 
 
 def chat_finish_reason(reason: FinishReason, outcome: Outcome, tool_calls: int) -> str:
     """What Chat Completions says for a choice that ended for ``reason``."""
-    word = _REASONS.get(reason) or ("stop" if outcome is Outcome.COMPLETED else "length")
+    word = WIRE_REASONS.get(reason) or ("stop" if outcome is Outcome.COMPLETED else "length")
     return "stop" if word == "tool_calls" and not tool_calls else word
 
 
@@ -72,6 +48,8 @@ class ChatEmitter(Emitter):
     id_prefix = "chatcmpl-"
     many_choices = True
     reasoning_blocks = False
+    request_id_header = "x-request-id"
+    error_body = staticmethod(error_body)
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         super().__init__(model=model, id=id, created=created)
@@ -83,7 +61,7 @@ class ChatEmitter(Emitter):
     def _payload(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "id": self.id,
-            "object": "chat.completion.chunk",
+            "object": CHUNK_OBJECT,
             "created": self.created,
             "model": self.model,
             "choices": choices,
@@ -138,7 +116,7 @@ class ChatEmitter(Emitter):
         failure = failure_of(finish)
         if failure is not None:
             self.flush(False, out)
-            out.append(encode_json({"error": openai_error(failure)}))
+            out.append(encode_json(error_body(failure)))
             return
         self.flush(True, out)
         reasons = {turn.choice: turn.finish_reason for turn in self.source.turns}
@@ -147,9 +125,5 @@ class ChatEmitter(Emitter):
             word = chat_finish_reason(reason, finish.outcome, self.tool_calls.get(choice, 0))
             self._delta(choice, {}, out, word)
         if self.usage is not None:
-            self._chunk([], out, usage=chat_usage(self.usage))
-        out.append(encode_chat_done())
-
-    @classmethod
-    def error_response(cls, error: StreamError) -> ErrorResponse:
-        return openai_error_response(error)
+            self._chunk([], out, usage=usage_to_wire(self.usage))
+        out.append(DONE_FRAME)
