@@ -65,7 +65,8 @@ def run(
         events += lane.close()
     except ProtocolError as exc:  # any other exception fails the test as it escapes
         events += exc.events
-        failure = type(exc).__name__
+        # The message too: it names the event, never the read it came in (issue 20 item 8).
+        failure = f"{type(exc).__name__}: {exc}"
         assert (exc.events and isinstance(exc.events[-1], StreamEnd)) or any(
             isinstance(e, StreamEnd) for e in events[: len(events) - len(exc.events)]
         )
@@ -77,7 +78,10 @@ def run(
     api = json.dumps(lane.snapshot.to_api(), allow_nan=False, sort_keys=True)
     warnings = [w.code for w in lane.warnings if w.code not in _AFTER_END]
     after_end = any(w.code in _AFTER_END for w in lane.warnings)
-    error = None if lane.error is None else (lane.error.code, lane.error.retryable)
+    error = (
+        None if lane.error is None
+        else (lane.error.code, lane.error.retryable, lane.error.message)
+    )
     return (
         [type(e).__name__ for e in events],
         lane.outcome,
@@ -246,7 +250,7 @@ def test_the_issues_deep_messages_example_fails_cleanly() -> None:
         b'"content_block":' + b"[" * 1000 + b"0" + b"]" * 1000 + b"}\n\n"
     )
     _, outcome, error, failure, *_ = run("messages", "orjson", [body])
-    assert failure == "ProtocolError" and outcome is not None and error is not None
+    assert failure.startswith("ProtocolError: ") and outcome is not None and error is not None
 
 
 def test_nan_from_the_wire_becomes_null_with_a_warning() -> None:

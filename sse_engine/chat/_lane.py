@@ -100,7 +100,7 @@ class ChatCompletionsLane(CallAssembly):
     recognize_error = staticmethod(recognize_error)
 
     def _setup(self) -> None:
-        self._snapshot = ChatCompletionSnapshot(self._loss_report())
+        self._snapshot = ChatCompletionSnapshot(self._reports.note_loss)
         self._need_identity = True
         self._warned: set[str] = set()
 

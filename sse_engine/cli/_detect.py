@@ -12,6 +12,8 @@ from typing import Any
 import attrs
 
 from sse_engine._formats import FORMATS
+from sse_engine._headers import content_type as media_type_of
+from sse_engine._headers import is_event_stream
 from sse_engine._lane import Lane
 from sse_engine._outcome import Outcome
 from sse_engine._parser import SSEParser
@@ -172,8 +174,8 @@ def classify(
         except ValueError:
             payload = None
         return Input("error_body", *_error_lane(payload, lane), status)
-    media_type = content_type.split(";")[0].strip().lower() if content_type else None
-    if media_type not in (None, "text/event-stream"):
+    media_type = media_type_of({"content-type": content_type} if content_type else None)
+    if not is_event_stream(status or 200, media_type):
         # A 2xx that is not a stream: the lanes read it as an error body, if it is one.
         error = _error_body(body)
         if error is None:

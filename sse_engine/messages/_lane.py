@@ -56,7 +56,7 @@ class MessagesLane(BlockAssembly):
     recognize_error = staticmethod(recognize_error)
 
     def _setup(self) -> None:
-        self._snap = MessageSnapshot(self.json_loads, self._loss_report())
+        self._snap = MessageSnapshot(self.json_loads, self._reports.note_loss)
         self._data_only_seen = False
         self._open = {}
 
@@ -73,7 +73,7 @@ class MessagesLane(BlockAssembly):
         except (ValueError, TypeError, RecursionError):
             self._undecodable(sse, out)
             return
-        if not self._recognized:
+        if self._shape is not None:
             self._note_shape(sse.event, payload)
         if type(payload) is not dict:
             raise ProtocolError(

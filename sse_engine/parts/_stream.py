@@ -51,7 +51,7 @@ class PartStream:
         kind: type[Translator] = format_of(lane).parts
         self.lane = lane
         # Warnings found here (invalid tool input) join the lane's own, located like them.
-        self._builder = PartBuilder(lane.json_loads, lane._warn, partial_strings)
+        self._builder = PartBuilder(lane.json_loads, lane.add_warning, partial_strings)
         self._translator = kind(lane, self._builder)
 
     # -- the lane's cycle, as parts ----------------------------------------------------

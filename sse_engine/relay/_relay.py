@@ -19,6 +19,7 @@ from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._formats import FORMATS
 from sse_engine._lane import Headers, Lane, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
+from sse_engine._sse import Comment
 from sse_engine.parts import (
     MessageItemStart,
     Part,
@@ -73,12 +74,13 @@ class Relay:
         if target is None:
             raise ValueError(f"to= must be one of {', '.join(FORMATS)}, not {to!r}")
         emitter: type[Emitter] = target.emitter
-        lane.count_comments()
+        if lane.bytes_fed:
+            # Its comments were not kept: they could not be relayed where they came.
+            raise UsageError("a lane must be given to a Relay before any feed()")
         self.to = to
         #: The source, read as parts (its ``turn`` is what the upstream sent so far).
         self.stream = PartStream(lane)
         self._emitter = emitter(model=model, id=id, created=created)
-        self._comments = 0
         self._skip: _Replayed | None = None
 
     # -- the cycle -------------------------------------------------------------------
@@ -96,13 +98,13 @@ class Relay:
     def feed(self, data: bytes | bytearray | memoryview) -> bytes:
         """Read the next bytes of the upstream's body; return the bytes to send downstream."""
         try:
-            parts = self.stream.feed(data)
+            events = self.stream.lane.feed_with_comments(data)
         except ProtocolError as exc:
             # The source's bytes stopped making sense: the lane is failed for good
-            # (code protocol_error) and the parts end with its Finish; the target
-            # gets its in-stream error as for any upstream failure.
-            parts = exc.events
-        return self._write(parts)
+            # (code protocol_error) and its events end with its StreamEnd; the
+            # target gets its in-stream error as for any upstream failure.
+            events = exc.events
+        return self._relay(events)
 
     def close(self) -> bytes:
         """The upstream's body ended (or broke off): the last bytes to send downstream.
@@ -112,10 +114,10 @@ class Relay:
         its in-stream error.
         """
         try:
-            parts = self.stream.close()
+            events = self.stream.lane.close()
         except ProtocolError as exc:
-            parts = exc.events
-        return self._write(parts)
+            events = exc.events
+        return self._relay(events)
 
     def keepalive(self) -> bytes:
         """A keepalive to send while the upstream is quiet: ``: keepalive`` and a line break.
@@ -196,17 +198,29 @@ class Relay:
 
     # -- internals -------------------------------------------------------------------------
 
+    def _relay(self, events: list[Any]) -> bytes:
+        """The bytes for the source lane's events: their parts, and each upstream
+        comment as a keepalive line where it came."""
+        if Comment not in map(type, events):
+            return self._write(self.stream.translate(events))
+        out: list[bytes] = []
+        start = 0
+        for at, event in enumerate(events):
+            if type(event) is Comment:
+                out.append(self._write(self.stream.translate(events[start:at])))
+                if not self._emitter.finished:
+                    out.append(KEEPALIVE)
+                start = at + 1
+        out.append(self._write(self.stream.translate(events[start:])))
+        return b"".join(out)
+
     def _write(self, parts: list[Part]) -> bytes:
         emitter = self._emitter
         if emitter.finished:
             return b""  # after the end, bytes upstream (keepalives too) have nothing to say
-        read = self.stream.lane.comments_read or 0
-        head = KEEPALIVE * (read - self._comments)
-        self._comments = read
         if self._skip is not None:
             parts = self._skip.filter(parts)
-        body = emitter.emit(parts, self.stream) if parts else b""
-        return head + body if head else body
+        return emitter.emit(parts, self.stream) if parts else b""
 
     def __repr__(self) -> str:
         state = "open" if self.outcome is None else self.outcome.value

@@ -61,7 +61,7 @@ class ResponsesLane(ItemAssembly):
     recognize = staticmethod(recognize)
 
     def _setup(self) -> None:
-        self._snap = ResponseSnapshot(self._loss_report())
+        self._snap = ResponseSnapshot(self._reports.note_loss)
         self._last_seq: int | None = None
         self._open: OutputItem | None = None
         self._response_id: str | None = None
@@ -111,7 +111,7 @@ class ResponsesLane(ItemAssembly):
         self._reopen()
         if not plan.full_replay:
             return []
-        self._snap = ResponseSnapshot(self._loss_report())
+        self._snap = ResponseSnapshot(self._reports.note_loss)
         self._last_seq = None
         self._open = None
         return [StreamRestarted(f"full replay of {plan.response_id} from the start")]

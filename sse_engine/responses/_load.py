@@ -81,7 +81,7 @@ def load_response(lane: ResponsesLane, response: dict[str, Any]) -> list[Respons
     final = outcome is not Outcome.TRUNCATED
     if isinstance(response.get("output"), list):
         lane._snap = _snapshot_of(response, final)
-        lane._snap._on_loss = lane._loss_report()  # to_api() losses become lane warnings
+        lane._snap._on_loss = lane._reports.note_loss  # to_api() losses become lane warnings
     elif isinstance(status, str):  # no output: keep the items streamed so far
         _record(lane._snap, response, final)
     lane._open = None

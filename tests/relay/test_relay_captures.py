@@ -10,7 +10,6 @@ source that failed or was cut must end the target with an error.
 from __future__ import annotations
 
 import itertools
-import re
 from pathlib import Path
 from typing import Any
 
@@ -169,9 +168,6 @@ def test_our_target_lane_reads_the_same_turn_and_verdict(name: str, target: str)
         )
 
 
-_KEEPALIVE = re.compile(rb"^: keepalive\n", re.MULTILINE)
-
-
 def split(data: bytes, cuts: list[int]) -> list[bytes]:
     bounds = [0, *sorted({c % (len(data) + 1) for c in cuts}), len(data)]
     return [data[a:b] for a, b in itertools.pairwise(bounds)]
@@ -191,6 +187,5 @@ def test_the_relayed_stream_does_not_depend_on_how_the_upstream_was_read(
     whole = relay(name, target)[1]
     reads = [data[i : i + 7] for i in range(0, len(data), 7)] if small else split(data, cuts)
     pieces = relay(name, target, reads)[1]
-    # The same frames; only where a forwarded keepalive falls among them may move.
-    assert _KEEPALIVE.sub(b"", pieces) == _KEEPALIVE.sub(b"", whole)
-    assert len(_KEEPALIVE.findall(pieces)) == len(_KEEPALIVE.findall(whole))
+    # The same bytes, each forwarded keepalive included, where it came upstream.
+    assert pieces == whole
