@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, final
 
 import attrs
 
+import sse_engine.responses._wire as wire  # the Literal each class narrows its type to
 from sse_engine._lane_events import LaneEvent
 from sse_engine._outcome import StreamError
-from sse_engine.responses import _wire as wire  # the Literal each class narrows its type to
 
 __all__ = [
     "ResponseAnnotationEvent",

@@ -9,7 +9,7 @@ stream: sequence numbers, lifecycle, terminal events, errors and resume.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sse_engine._errors import ProtocolError, UsageError
@@ -25,7 +25,12 @@ from sse_engine.responses._events import (
 )
 from sse_engine.responses._fields import Malformed
 from sse_engine.responses._items import ITEM_STATUS_TYPES, ItemAssembly
-from sse_engine.responses._load import load_response
+from sse_engine.responses._load import (
+    failure_of,
+    load_verdict,
+    loaded_snapshot,
+    malformed_items,
+)
 from sse_engine.responses._resume import ResumePlan
 from sse_engine.responses._snapshot import (
     OutputItem,
@@ -126,7 +131,34 @@ class ResponsesLane(ItemAssembly):
         ``error``, ``queued`` / ``in_progress`` TRUNCATED (``response_in_progress``,
         retryable: fetch it again later). Returns ``[StreamEnd(outcome, error)]``.
         """
-        return load_response(self, response)
+        if not isinstance(response, Mapping):
+            raise UsageError(
+                f"load() takes the response object as decoded JSON (a dict), "
+                f"not {type(response).__name__}"
+            )
+        if self.outcome is not None and self.outcome is not Outcome.TRUNCATED:
+            raise UsageError(
+                f"the stream already ended {self.outcome.name}: load() completes a fresh "
+                "lane or a TRUNCATED one"
+            )
+        outcome, error = load_verdict(response)
+        for index in malformed_items(response):
+            # A warning (an error when strict), before anything changed; to_api()
+            # still returns the object as sent, this item included.
+            self._violation(
+                "malformed_event",
+                f"load(): output[{index}] is not an item object with a string type; "
+                "it is left out of snapshot.items",
+            )
+        self._reopen()  # withdraws a TRUNCATED verdict, as a resume does
+        if isinstance(response.get("id"), str):
+            self._note_id("load()", dict(response))
+        self._snap = loaded_snapshot(response, self._snap, outcome is not Outcome.TRUNCATED)
+        self._open = None
+        out: list[ResponsesEvent] = []
+        self._end(outcome, error, out)
+        self.close()  # the lane is over: a later feed() is a usage error
+        return out
 
     # -- one event ---------------------------------------------------------------------
 
@@ -240,7 +272,7 @@ class ResponsesLane(ItemAssembly):
     ) -> None:
         response = self._record_terminal(kind, payload, seq, out)
         if kind == "response.failed":
-            self._end(Outcome.FAILED, _failure_of(response), out)
+            self._end(Outcome.FAILED, failure_of(response), out)
         elif kind == "response.incomplete":
             self._end(Outcome.INCOMPLETE, None, out)
         else:
@@ -320,13 +352,6 @@ def _has_answer(snap: ResponseSnapshot) -> bool:
         elif type(kind) is str and kind != "reasoning":
             return True
     return False
-
-
-def _failure_of(response: dict[str, Any]) -> StreamError:
-    error = response.get("error")
-    if type(error) is dict:
-        return StreamError.from_payload(error)
-    return StreamError(message="response.failed without an error object", raw=response)
 
 
 _Handler = Callable[[ResponsesLane, str, dict[str, Any], int | None, list[ResponsesEvent]], None]
