@@ -45,7 +45,6 @@ from sse_engine.responses._snapshot import (
     ContentPart,
     OutputItem,
     ResponseSnapshot,
-    TextBuffer,
 )
 from sse_engine.responses._types import EVENT_TYPES, ResponsesEvent
 from sse_engine.responses._wire import CALL_EVENTS, CONTENT_EVENTS
@@ -403,7 +402,7 @@ class ItemAssembly:
             if is_delta:
                 state._command(command_index)._append(text)
             elif kind.endswith("added"):
-                state.commands[command_index] = TextBuffer(text)
+                state._announce_command(command_index, text)
             else:
                 state._command(command_index)._set(text)
         event: ResponsesEvent
@@ -425,16 +424,10 @@ class ItemAssembly:
             raise Malformed(f"'output' must be a list, got {type(value).__name__}")
         state, item_id, index = self._about(kind, payload, "shell_call_output")
         if state is not None:
-            outputs = state.shell_output
-            if not is_delta:
-                outputs[command_index] = value
+            if is_delta:
+                state._output_delta(command_index, value)
             else:
-                streams = outputs.get(command_index)
-                if type(streams) is not dict:
-                    streams = outputs[command_index] = {}
-                for name, text in value.items():
-                    if type(text) is str:
-                        streams.setdefault(name, TextBuffer())._append(text)
+                state._output_done(command_index, value)
         cls = ResponseShellOutputDeltaEvent if is_delta else ResponseShellOutputDoneEvent
         out.append(cls(kind, seq, item_id, index, command_index, value, raw=payload))
 
