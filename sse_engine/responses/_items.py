@@ -110,8 +110,18 @@ class ItemAssembly:
         if index is None:
             index = snap._next_index()
         state = snap.item(index)
+        if state is not None and state.done:
+            # Announced after its final form arrived (events may come out of
+            # order): the final item stands, as content after it would.
+            self._reports.violation(
+                "item_reopened",
+                f"{kind} for output item #{index} after it was done (ignored: the final "
+                "item stands)",
+            )
+            out.append(ResponseOutputItemEvent(kind, seq, index, item, raw=payload))
+            return
         self._check_sequential(state, index)
-        if state is not None and state.implicit and not state.done:
+        if state is not None and state.implicit:
             state._adopt(item)
             snap._index_id(state)
         else:
