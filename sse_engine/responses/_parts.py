@@ -291,13 +291,20 @@ class ResponsesParts(Translator):
             self._texts.known((event.output_index, "content", event.content_index), "text")
 
     def _summary_delta(self, event: ResponseSummaryTextDeltaEvent) -> None:
-        if not self._note(event.output_index, "reasoning", event.item_id):
-            return
         key = (event.output_index, "summary", event.summary_index)
-        shown = self._texts.known(key, "reasoning")
-        if shown.final is None:
-            self._texts.emit(key, shown, event.delta)
-            shown.length += len(event.delta)
+        shown = self._shown.get(key)
+        if shown is None:
+            if not self._note(key[0], "reasoning", event.item_id):
+                return
+            shown = self._texts.known(key, "reasoning")
+        if shown.final is not None:
+            return
+        delta = event.delta
+        if not shown.length:
+            self._texts.emit(key, shown, delta)
+        else:
+            self.builder.reasoning(delta, 0, key)
+        shown.length += len(delta)
 
     def _summary_done(self, event: ResponseSummaryTextDoneEvent) -> None:
         if self._note(event.output_index, "reasoning", event.item_id):
