@@ -391,14 +391,6 @@ class PartBuilder:
         self.out.append(Finish(first.finish_reason, outcome, error, first.raw_finish_reason))
         self.finished = True
 
-    def reopen(self) -> None:
-        """A cut stream is resumed: its Finish is withdrawn, the turns go on."""
-        self.finished = False
-        for turn in self.turns.values():
-            turn.finish_reason = turn.raw_finish_reason = None
-            turn.outcome = None
-            turn.error = None
-
     def restart(self, reason: str) -> None:
         """The stream replays from the start: a Restart part, and the turns begin again."""
         self.out.append(Restart(reason))
