@@ -192,7 +192,7 @@ class OutputItem:
         self.summary = _parts(item.get("summary"), self.summary if final else None)
         kind = item.get("type")
         call = CALL_ITEMS.get(kind) if type(kind) is str else None
-        field = None if call is None else call.field
+        field = None if call is None or call.events is None else call.field  # streamed input
         self.call_field = field
         self._call_input = TextBuffer(item.get(field)) if field else None
         action = item.get("action")

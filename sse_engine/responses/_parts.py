@@ -4,10 +4,14 @@ Text is ``output_text``, refusals ``refusal`` content parts, reasoning both
 the reasoning summaries and the reasoning text; each ``reasoning`` item is a
 block of reasoning whose end (its ``output_item.done``, or its final form in
 the terminal response) carries the item's ``id`` and ``encrypted_content``.
-Tool calls are the items ``CALL_ITEMS`` marks as calls of the turn
-(``function_call``, ``custom_tool_call`` with plain-text input, and the
-server-run ``mcp_call`` and ``kindo_call``); hosted tools with nothing for
-the client to run make no parts.
+Tool calls are the items ``CALL_ITEMS`` marks as calls of the turn:
+``function_call``, ``custom_tool_call`` (plain-text input), the server-run
+``mcp_call`` and ``kindo_call``, and the built-in tools the client runs,
+``local_shell_call``, ``apply_patch_call`` and a ``shell_call`` in a local
+environment or none (named ``local_shell``, ``apply_patch``, ``shell``; the
+input is the item's ``action`` or ``operation`` as JSON). Hosted tools (a
+``shell_call`` in a container, web search, code interpreter, ...) make no
+parts.
 
 The parts follow the events; the texts are the lane's. Each delta is shown
 as it comes, and the translator keeps only how much of each content part it
@@ -31,6 +35,7 @@ on how the bytes were read.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -170,10 +175,10 @@ class ResponsesParts(Translator):
         if index in self._announced and not early:
             self._texts.forget(index)  # added a second time: the lane starts the item again
         self._announced.add(index)
-        kind = _client_call(item)
+        kind = _client_call(item, index in self._calls)
         if kind is not None:
             call, position = self._calls.get(index) or self._start(index, item, kind)
-            if not early and (text := _str(item.get(kind.field))):
+            if not early and kind.events is not None and (text := _str(item.get(kind.field))):
                 self.builder.call_delta(call, text, position)
             self._replay(index)
             return
@@ -185,15 +190,14 @@ class ResponsesParts(Translator):
     def _item_done(self, index: int, item: Mapping[str, Any]) -> None:
         again = index in self._done
         self._announced.add(index)
-        kind = _client_call(item)
+        kind = _client_call(item, index in self._calls)
         if kind is not None:
             if again:
                 return
             call, position = self._calls.get(index) or self._start(index, item, kind)
             self._replay(index)
             self._done.add(index)
-            final = item.get(kind.field)
-            text = final if type(final) is str else None
+            text = _input_text(item, kind)
             if item.get("status") in UNFINISHED_STATUSES:
                 # Cut off (a failed or incomplete response): what arrived, but no end.
                 if text is not None:
@@ -341,7 +345,7 @@ class ResponsesParts(Translator):
         call_id = item.get("call_id")
         found = self._calls[index] = self.builder.call_start(
             call_id if type(call_id) is str and call_id else _str(item.get("id")),
-            _str(item.get("name")),
+            _str(item.get("name")) or kind.name,
             _str(item.get("type")),
             server=kind.server,
             plain=kind.plain,
@@ -389,11 +393,25 @@ class ResponsesParts(Translator):
             self.builder.call_delta(call, final[len(streamed) :], position)
 
 
-def _client_call(item: Mapping[str, Any]) -> CallKind | None:
-    """The kind of a tool-call item that is a call of the turn, else None."""
+def _client_call(item: Mapping[str, Any], started: bool = False) -> CallKind | None:
+    """The kind of a tool-call item that is a call of the turn, else None.
+
+    ``started``: its call was started (the item then stays a call, whatever
+    its final form says of its environment).
+    """
     kind = item.get("type")
     found = CALL_ITEMS.get(kind) if type(kind) is str else None
-    return found if found is not None and found.part else None
+    if found is None or not found.part:
+        return None
+    return found if started or found.is_call(item) else None
+
+
+def _input_text(item: Mapping[str, Any], kind: CallKind) -> str | None:
+    """The call's input text in ``item`` (None: the item does not say it)."""
+    value = item.get(kind.field)
+    if kind.events is not None:
+        return value if type(value) is str else None
+    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 ResponsesParts.HANDLERS = {

@@ -44,7 +44,8 @@ def test_each_responses_item_id_is_in_the_part_that_opens_it(name: str) -> None:
     assert [p.id for p in parts if isinstance(p, MessageItemStart)] == [
         i["id"] for i in items if i["type"] == "message"]
     calls = [p for p in parts if isinstance(p, ToolCallStart)]
-    client = [i for i in items if i["type"] in ("function_call", "custom_tool_call")]
+    client = [i for i in items if i["type"] in ("function_call", "custom_tool_call")
+              or (i["type"] == "shell_call" and i.get("environment") is None)]
     assert [(p.id, p.item_id) for p in calls if p.call is not None and not p.call.server] == [
         (i["call_id"], i["id"]) for i in client]
 

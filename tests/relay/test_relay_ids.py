@@ -32,6 +32,12 @@ pytestmark = pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:Use
 CAPTURES = files("sse_engine") / "captures"
 #: The items a Responses relay writes (server-run tool calls are not relayed).
 CLIENT_ITEMS = ("message", "function_call", "custom_tool_call", "reasoning")
+#: Built-in tools the client runs: relayed as a function call named after the tool.
+BUILT_IN_CALLS = ("shell_call", "local_shell_call", "apply_patch_call")
+
+
+def written_as(kind: str) -> str:
+    return "function_call" if kind in BUILT_IN_CALLS else kind
 
 
 def relayed(lane: str, data: bytes, to: str | None = None) -> bytes:
@@ -50,8 +56,13 @@ def response_items(data: bytes) -> tuple[str | None, list[tuple[Any, ...]], list
     for event in stream:
         if event.type == "response.created":
             response_id = event.response.id
-        elif event.type == "response.output_item.added" and event.item.type in CLIENT_ITEMS:
-            opened.append((event.item.type, event.item.id, getattr(event.item, "call_id", None)))
+        elif event.type == "response.output_item.added" and (
+            event.item.type in CLIENT_ITEMS + BUILT_IN_CALLS
+            and getattr(event.item, "environment", None) is None
+        ):
+            opened.append(
+                (written_as(event.item.type), event.item.id, getattr(event.item, "call_id", None))
+            )
     final: list[tuple[Any, ...]] = []
     try:
         response = stream.get_final_response()
@@ -59,9 +70,10 @@ def response_items(data: bytes) -> tuple[str | None, list[tuple[Any, ...]], list
         pass
     else:
         final = [
-            (item.type, item.id, getattr(item, "call_id", None))
+            (written_as(item.type), item.id, getattr(item, "call_id", None))
             for item in response.output
-            if item.type in CLIENT_ITEMS
+            if item.type in CLIENT_ITEMS + BUILT_IN_CALLS
+            and getattr(item, "environment", None) is None
         ]
     return response_id, opened, final
 

@@ -32,6 +32,7 @@ from sse_engine.parts import (
     ToolCallStart,
 )
 from sse_engine.responses import ResponseSnapshot
+from sse_engine.responses._wire import CALL_ITEMS
 
 CAPTURES = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
 RESPONSES_CAPTURES = sorted(
@@ -391,9 +392,9 @@ def late_announcements(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]], list
 
 
 def _call_items(payloads: list[dict[str, Any]]) -> set[str]:
-    kinds = {"function_call", "custom_tool_call", "mcp_call", "kindo_call"}
-    return {p["item"]["id"] for p in payloads if p["type"].startswith("response.output_item")
-            and p["item"]["type"] in kinds}
+    """The ids of the items that are calls of the turn (``CALL_ITEMS``, client or server)."""
+    items = [p["item"] for p in payloads if p["type"].startswith("response.output_item")]
+    return {i["id"] for i in items if i["type"] in CALL_ITEMS and CALL_ITEMS[i["type"]].is_call(i)}
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -467,3 +468,87 @@ def test_a_call_whose_item_never_comes_is_shown_at_the_end_without_an_end() -> N
     [call] = stream.turn.tool_calls
     assert (call.id, call.arguments, call.done) == ("fc_1", '{"a": 1}', False)
     assert isinstance(parts[-1], Finish) and parts[-1].reason == "truncated"
+
+
+# -- built-in tools the client runs ------------------------------------------------------------
+
+
+def _checked(model: Any, item: dict[str, Any]) -> dict[str, Any]:
+    """``item``, once the openai SDK's own type for it accepts it (the oracle of its shape)."""
+    model.model_validate(item)
+    return item
+
+
+def _one_item(item: dict[str, Any]) -> tuple[list[Part], PartStream]:
+    opening = {**item, "status": "in_progress"}
+    return run(body_of([
+        {"type": "response.output_item.added", "output_index": 0, "item": opening},
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": {"status": "completed"}},
+    ]))
+
+
+def _built_in_items() -> list[tuple[dict[str, Any], str, str]]:
+    """Client-run items as the openai SDK types them: (item, tool name, input field)."""
+    from openai.types.responses.response_apply_patch_tool_call import ResponseApplyPatchToolCall
+    from openai.types.responses.response_function_shell_tool_call import (
+        ResponseFunctionShellToolCall,
+    )
+    from openai.types.responses.response_output_item import LocalShellCall
+
+    action = {"commands": ["ls -la"], "timeout_ms": 1000, "max_output_length": 4096}
+    shell = {"id": "sh_1", "type": "shell_call", "call_id": "call_sh", "status": "completed",
+             "action": action}
+    return [
+        (_checked(LocalShellCall, {
+            "id": "lsh_1", "type": "local_shell_call", "call_id": "call_lsh",
+            "status": "completed",
+            "action": {"type": "exec", "command": ["ls"], "env": {"A": "1"}}}),
+         "local_shell", "action"),
+        (_checked(ResponseFunctionShellToolCall, shell), "shell", "action"),
+        (_checked(ResponseFunctionShellToolCall, {**shell, "environment": {"type": "local"}}),
+         "shell", "action"),
+        (_checked(ResponseApplyPatchToolCall, {
+            "id": "ap_1", "type": "apply_patch_call", "call_id": "call_ap",
+            "status": "completed",
+            "operation": {"type": "update_file", "path": "a.py", "diff": "@@ -1 +1 @@\n-a\n+b"}}),
+         "apply_patch", "operation"),
+    ]
+
+
+def test_built_in_tools_the_client_runs_are_tool_calls_of_the_turn() -> None:
+    for item, name, field in _built_in_items():
+        parts, stream = _one_item(item)
+        [call] = stream.turn.tool_calls
+        assert (call.id, call.name, call.type) == (item["call_id"], name, item["type"])
+        assert call.done and not call.server and call.input == item[field]
+        assert json.loads(call.arguments) == item[field] and call.input_error is None
+        start = next(p for p in parts if isinstance(p, ToolCallStart))
+        assert start.item_id == item["id"]
+        assert isinstance(parts[-1], Finish) and parts[-1].reason == "tool_calls"
+
+
+def test_a_shell_call_in_a_container_is_hosted_and_makes_no_call() -> None:
+    from openai.types.responses.response_function_shell_tool_call import (
+        ResponseFunctionShellToolCall,
+    )
+
+    item = _checked(ResponseFunctionShellToolCall, {
+        "id": "sh_1", "type": "shell_call", "call_id": "call_sh", "status": "completed",
+        "action": {"commands": ["ls"]},
+        "environment": {"type": "container_reference", "container_id": "cntr_1"}})
+    parts, stream = _one_item(item)
+    assert stream.turn.tool_calls == [] and not any(isinstance(p, ToolCallStart) for p in parts)
+    assert isinstance(parts[-1], Finish) and parts[-1].reason == "stop"
+
+
+def test_the_kindo_captures_shell_call_is_the_clients_with_its_action() -> None:
+    """No environment: the client runs it (the openai SDK's ResponseFunctionShellToolCall)."""
+    _, stream = run(capture("responses_kindo_agent.sse"))
+    shell = next(c for c in stream.turn.tool_calls if c.type == "shell_call")
+    assert (shell.id, shell.name, shell.server) == ("call_sh_01", "shell", False)
+    assert shell.input == {"commands": ["kubectl get pods -n api",
+                                        "kubectl logs deploy/api --tail=20"],
+                           "timeout_ms": 10000, "max_output_length": 4096}
+    web = [c for c in stream.turn.tool_calls if c.type == "web_search_call"]
+    assert web == []  # hosted: the server ran it
