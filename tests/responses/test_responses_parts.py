@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -161,6 +162,76 @@ def test_a_responses_call_the_response_did_not_finish_gets_no_end() -> None:
     call = stream.turn.tool_calls[0]
     assert not call.done and call.arguments == '{"a": 1' and call.input == {"a": 1}
     assert isinstance(parts[-1], Finish) and parts[-1].reason == "error"
+
+
+# -- item ids: MessageItemStart and ToolCallStart.item_id ---------------------------------
+
+
+def parts_of(data: bytes) -> list[Part]:
+    stream = PartStream(ResponsesLane())
+    return stream.feed(data) + stream.close()
+
+
+def added_items(data: bytes) -> list[dict[str, Any]]:
+    """The items the capture's ``output_item.added`` events open, in order."""
+    items = []
+    for line in data.decode().splitlines():
+        if line.startswith("data:") and '"response.output_item.added"' in line:
+            items.append(json.loads(line[5:])["item"])
+    return items
+
+
+@pytest.mark.parametrize("name", ["responses_basic.sse", "responses_kindo_agent.sse",
+                                  "responses_refusal.sse", "responses_truncated.sse"])
+def test_each_responses_item_id_is_in_the_part_that_opens_it(name: str) -> None:
+    data = capture(name)
+    parts = parts_of(data)
+    items = added_items(data)
+    assert [p.id for p in parts if isinstance(p, MessageItemStart)] == [
+        i["id"] for i in items if i["type"] == "message"]
+    calls = [p for p in parts if isinstance(p, ToolCallStart)]
+    client = [i for i in items if i["type"] in ("function_call", "custom_tool_call")
+              or (i["type"] == "shell_call" and i.get("environment") is None)]
+    assert [(p.id, p.item_id) for p in calls if p.call is not None and not p.call.server] == [
+        (i["call_id"], i["id"]) for i in client]
+
+
+def test_a_message_item_opens_before_its_text() -> None:
+    parts = parts_of(capture("responses_basic.sse"))
+    kinds = [type(p) for p in parts]
+    assert kinds.index(MessageItemStart) < kinds.index(TextDelta)
+
+
+def frames(*payloads: dict[str, Any]) -> bytes:
+    return body_of(list(payloads))
+
+
+def response(status: str, output: list[Any]) -> dict[str, Any]:
+    return {"id": "resp_1", "object": "response", "created_at": 1, "status": status,
+            "model": "m", "output": output}
+
+
+MESSAGE = {"id": "msg_9", "type": "message", "role": "assistant", "status": "completed",
+           "content": [{"type": "output_text", "text": "Hi.", "annotations": []}]}
+
+
+def test_a_message_item_only_the_final_response_holds_is_told_once_before_its_text() -> None:
+    data = frames({"type": "response.created", "response": response("in_progress", [])},
+                  {"type": "response.completed", "response": response("completed", [MESSAGE])})
+    parts = parts_of(data)
+    told = [(type(p), getattr(p, "id", None) or getattr(p, "text", None))
+            for p in parts if isinstance(p, MessageItemStart | TextDelta)]
+    assert told == [(MessageItemStart, "msg_9"), (TextDelta, "Hi.")]
+
+
+def test_a_message_item_announced_and_done_is_told_once() -> None:
+    opened = {**MESSAGE, "status": "in_progress", "content": []}
+    data = frames({"type": "response.created", "response": response("in_progress", [])},
+                  {"type": "response.output_item.added", "output_index": 0, "item": opened},
+                  {"type": "response.output_item.done", "output_index": 0, "item": MESSAGE},
+                  {"type": "response.completed", "response": response("completed", [MESSAGE])})
+    parts = parts_of(data)
+    assert [p.id for p in parts if isinstance(p, MessageItemStart)] == ["msg_9"]
 
 
 # -- final texts -----------------------------------------------------------------------------
