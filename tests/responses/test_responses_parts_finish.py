@@ -129,3 +129,5 @@ def test_a_stream_has_exactly_one_finish_whatever_follows_a_cut(
     finish = parts[-1]
     assert isinstance(finish, Finish)
     assert (finish.outcome, finish.reason) == (stream.turn.outcome, stream.turn.finish_reason)
+    if stream.lane.outcome is finish.outcome:  # the lane was not driven past the Finish
+        assert stream.turn.text == stream.lane.snapshot.output_text
