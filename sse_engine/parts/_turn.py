@@ -247,8 +247,9 @@ class ReasoningBlock:
 class Turn(_ByValue):
     """The assistant turn so far, in the same shape for every lane.
 
-    ``text``, ``reasoning`` and ``refusal`` are the concatenated deltas;
-    ``tool_calls`` the calls in the order they started; ``reasoning_blocks``
+    ``text``, ``reasoning`` and ``refusal`` are the concatenated deltas (a
+    Responses final ``text`` or ``refusal`` that contradicts them is the
+    turn's instead: a ``text_replaced`` warning); ``tool_calls`` the calls in the order they started; ``reasoning_blocks``
     the finished blocks of reasoning, in order, each with the provider's data
     for sending it back (a block still streaming is not there yet). ``usage`` is the
     latest usage reported. ``finish_reason`` (unified), ``raw_finish_reason``
