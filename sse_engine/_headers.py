@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 __all__ = [
     "DROPPED_PARAMS_HEADER",
     "HeaderMap",
+    "content_type",
     "dropped_params",
     "request_id",
     "retry_after",
@@ -69,6 +70,20 @@ def _first(headers: Mapping[str, str], name: str) -> str | None:
     if isinstance(headers, HeaderMap):
         return headers.first(name)
     return headers.get(name)
+
+
+def content_type(headers: Mapping[str, str] | Iterable[tuple[str, str]] | None) -> str | None:
+    """The media type of ``Content-Type`` (lower-cased, no parameters), or None.
+
+    What the lanes and the reconnect glue read to tell an event stream from an
+    error body. A header sent twice reads as its first value.
+    """
+    if headers is None:
+        return None
+    if not isinstance(headers, HeaderMap):
+        headers = HeaderMap(headers)
+    value = headers.first("content-type")
+    return None if value is None else value.split(";", 1)[0].strip().lower()
 
 
 def _seconds(text: str, scale: float) -> float | None:

@@ -22,6 +22,7 @@ from sse_engine._errors import EventTooLarge, ProtocolError, UsageError
 from sse_engine._headers import (
     DROPPED_PARAMS_HEADER,
     HeaderMap,
+    content_type,
     dropped_params,
     request_id,
     retry_after,
@@ -202,8 +203,8 @@ class Lane(LaneReports, Generic[E]):
         self._status = status
         if headers is not None:
             self._headers = HeaderMap(headers)
-        content_type = self._content_type = _content_type(self._headers)
-        if not 200 <= status < 300 or content_type not in (None, "text/event-stream"):
+        media = self._content_type = content_type(self._headers)
+        if not 200 <= status < 300 or media not in (None, "text/event-stream"):
             self._state = _ERROR_BODY
         else:
             self._state = _STREAM
@@ -480,19 +481,6 @@ class Lane(LaneReports, Generic[E]):
 
 
 _NO_HEADERS: Mapping[str, str] = HeaderMap()
-
-
-def _content_type(headers: Headers | None) -> str | None:
-    """The media type of ``Content-Type`` (lower-cased, no parameters), or None.
-
-    A header sent twice reads as its first value.
-    """
-    if headers is None:
-        return None
-    if not isinstance(headers, HeaderMap):
-        headers = HeaderMap(headers)
-    value = headers.first("content-type")
-    return None if value is None else value.split(";", 1)[0].strip().lower()
 
 
 def _exception_text(exc: BaseException) -> str:

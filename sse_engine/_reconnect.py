@@ -19,7 +19,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 
-from sse_engine._lane import Headers, Lane, LaneEvent, _content_type
+from sse_engine._headers import content_type
+from sse_engine._lane import Headers, Lane, LaneEvent
 from sse_engine._liveness import Liveness, LivenessVerdict
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._retry import RetryPolicy
@@ -140,7 +141,7 @@ def accepted(status: int | None, headers: Headers | None) -> bool:
     """Whether an answer is a stream to resume (what ``Lane.start`` reads as one)."""
     if status is None:
         return True
-    return 200 <= status < 300 and _content_type(headers) in (None, "text/event-stream")
+    return 200 <= status < 300 and content_type(headers) in (None, "text/event-stream")
 
 
 class Refusal:
