@@ -13,6 +13,9 @@ from sse_engine._json import describe
 
 __all__ = ["Outcome", "StreamError", "is_retryable"]
 
+#: ``StreamError.code`` of an API error that named neither a code nor a type.
+UNKNOWN_ERROR_CODE = "unknown_error"
+
 
 class Outcome(enum.Enum):
     """The verdict on a finished stream."""
@@ -130,10 +133,13 @@ class StreamError:
         the flat ``{"type": "error", "code", "message", "param"}`` of a Responses
         ``error`` event, Anthropic's ``{"type": "error", "error": {"type", "message"}}``,
         and a bare error object ``{"code", "message"}`` (``response.error``).
-        Anthropic errors carry no code: their error type (``overloaded_error``,
-        ``rate_limit_error``, ...) is the code too, so ``code`` is never None
-        for an API error. A ``request_id`` in the body is kept. Any other JSON
-        value (a string, a number, null, a list) becomes the message.
+        An error without a code (Anthropic's always, OpenAI's ``"code": null``
+        on a Chat error frame) takes its error type as its code
+        (``overloaded_error``, ``server_error``, ...), and one with neither
+        takes ``unknown_error``: ``code`` is never None for an API error, in
+        every lane. ``retryable`` is judged on what the payload said, before
+        that. A ``request_id`` in the body is kept. Any other JSON value (a
+        string, a number, null, a list) becomes the message.
         """
         if not isinstance(payload, Mapping):
             text = payload if isinstance(payload, str) else describe(payload, 500)
@@ -147,19 +153,22 @@ class StreamError:
             error_type = None
         if code is None and isinstance(body.get("details"), Mapping):
             code = _text(body["details"].get("error_code"))
-        if code is None and body is inner and payload.get("type") == "error":
-            code = error_type  # Anthropic's shape: the error type is its code
+        retryable = is_retryable(code, error_type, status)
+        if code is None:
+            # Anthropic's errors, and OpenAI's with "code": null (a Chat error
+            # frame), name the failure by its type: that is their code.
+            code = error_type or UNKNOWN_ERROR_CODE
         message = _text(body.get("message"))
         if not message:
             message = _text(inner) if isinstance(inner, str) else None
         request_id = payload.get("request_id")
         return cls(
-            message=message or code or error_type or "unknown error",
+            message=message or error_type or code,
             code=code,
             type=error_type,
             param=_text(body.get("param")),
             status=status,
-            retryable=is_retryable(code, error_type, status),
+            retryable=retryable,
             raw=payload,
             request_id=request_id if isinstance(request_id, str) else None,
         )
