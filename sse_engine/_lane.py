@@ -264,7 +264,8 @@ class Lane(LaneReports, Generic[E]):
         ``error`` is why, when the caller knows more than "the bytes ended" (the
         transport's exception, an expired deadline, a refused resume, as
         :func:`iter_events` passes them): a ``TRUNCATED`` end carries it instead
-        of the lane's own; any other outcome stands. Closing twice is harmless;
+        of the lane's own, and is not judged ``wrong_lane`` (a cut stream says
+        nothing of the lane); any other outcome stands. Closing twice is harmless;
         ``feed()`` after ``close()`` raises :class:`UsageError`.
         """
         state = self._state
@@ -294,6 +295,7 @@ class Lane(LaneReports, Generic[E]):
                 self._fail(exc, out)
             if error is not None and outcome is Outcome.TRUNCATED:
                 own = error
+                self._foreign = None  # only a stream that ended can be judged wrong_lane
             self._end(outcome, own, out)
         return out
 
@@ -463,7 +465,8 @@ class Lane(LaneReports, Generic[E]):
             payload = self.json_loads(text)
         except (ValueError, TypeError, RecursionError):
             payload = None
-        if isinstance(payload, Mapping) and ("error" in payload or payload.get("type") == "error"):
+        envelope = isinstance(payload, Mapping)  # "error": null (a response object) is no error
+        if envelope and (payload.get("error") or payload.get("type") == "error"):
             error = StreamError.from_payload(payload, status=self._status)
         elif self._status is not None and 200 <= self._status < 300:
             error = StreamError(

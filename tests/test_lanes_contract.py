@@ -444,13 +444,25 @@ def test_close_with_an_error_gives_it_to_a_truncated_end_and_to_no_other(
 
 
 @pytest.mark.parametrize("cls", LANES.values())
-def test_close_with_an_error_leaves_a_wrong_lane_a_wrong_lane(cls: type[Lane[Any]]) -> None:
-    lane = cls()
+def test_only_a_stream_that_ended_is_judged_a_wrong_lane(cls: type[Lane[Any]]) -> None:
+    """Issue 20: a transport fault before any event the lane recognises was ``wrong_lane``.
+
+    That is not retryable, yet the stream was only cut: what it would have
+    become is unknown. Closed with the transport's error it is TRUNCATED
+    with that error; only bytes that ended are judged foreign.
+    """
     foreign = "messages_basic.sse" if cls is ChatCompletionsLane else "chat_basic.sse"
-    lane.feed(body(foreign))
-    end = _end_of(lane.close(error=CUT))
-    assert end.outcome is Outcome.FAILED and end.error is not None
-    assert end.error.code == "wrong_lane"
+    whole = body(foreign)
+    for data in (whole, whole[: whole.index(b"\n\n") + 2]):  # all of it, its first event
+        ended = cls()
+        ended.feed(data)
+        end = _end_of(ended.close())
+        assert end.outcome is Outcome.FAILED and end.error is not None
+        assert end.error.code == "wrong_lane"
+        cut = cls()
+        cut.feed(data)
+        end = _end_of(cut.close(error=CUT))
+        assert end == StreamEnd(Outcome.TRUNCATED, CUT) and CUT.retryable
 
 
 @pytest.mark.parametrize("cls", [ChatCompletionsLane, MessagesLane])
