@@ -307,8 +307,7 @@ def test_without_liveness_the_async_glue_ends_keepalives_forever_too(
 
 def test_a_liveness_without_budgets_switches_the_default_cap_off(fake_time: FakeClock) -> None:
     def four_hours_of_keepalives() -> Iterator[bytes]:
-        for chunk in itertools.islice(keepalives_forever(fake_time), 1000):
-            yield chunk
+        yield from itertools.islice(keepalives_forever(fake_time), 1000)
         yield FULL
 
     lane = ToyLane()
