@@ -54,8 +54,6 @@ class ResponsesLane(ItemAssembly):
     terminal_event_name = "response.completed, response.incomplete or response.failed"
     api_name = "Responses"
     encode_frame = staticmethod(encode_responses_event)
-    #: What sequence gaps may have taken; None until one happens (most streams).
-    _gap_loss: GapLoss | None = None
 
     @classmethod
     def recognize(cls, event: str, payload: Any) -> str | None:
@@ -74,6 +72,8 @@ class ResponsesLane(ItemAssembly):
         self._response_id: str | None = None
         self._event_id = ""
         self._warned_once: set[str] = set()
+        #: What sequence gaps may have taken; None until one happens (most streams).
+        self._gap_loss: GapLoss | None = None
 
     @property
     def snapshot(self) -> ResponseSnapshot:

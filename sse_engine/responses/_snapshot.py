@@ -332,7 +332,8 @@ class ResponseSnapshot:
         output = response.get("output")
         if type(output) is list:
             for index, entry in enumerate(output):
-                if type(entry) is dict:
+                # An entry that is no item object stays in to_api() only, as load() keeps it.
+                if type(entry) is dict and type(entry.get("type", "")) is str:
                     self._settle(index, entry)
 
     def _settle(self, index: int, entry: dict[str, Any]) -> None:
