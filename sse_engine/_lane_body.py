@@ -54,7 +54,11 @@ class ErrorBody:
         except (ValueError, TypeError, RecursionError):
             payload = None
         status = self.status
-        if isinstance(payload, Mapping) and ("error" in payload or payload.get("type") == "error"):
+        # "error": null (a response object, say) is no error envelope.
+        envelope = isinstance(payload, Mapping) and (
+            payload.get("error") or payload.get("type") == "error"
+        )
+        if envelope:
             return StreamError.from_payload(payload, status=status)
         if 200 <= status < 300:
             return StreamError(

@@ -35,7 +35,11 @@ parameters of the POST (every client can send those):
                     ``retry-after-ms: V``; ``request_id=R``: ``x-request-id: R``)
 ``refuse=S1,S2,..`` Responses only: the i-th resume GET of this stream is answered with
                     the JSON error of status Si (``ok`` serves it); later GETs are served
-                    (``refuse_retry_after=V`` adds ``Retry-After: V`` to each refusal)
+                    (``refuse_retry_after=V`` adds ``Retry-After: V`` to each refusal).
+                    Wrong answers that are not errors: ``302`` redirects to a sign-in
+                    page (``GET /v1/login``: a 200 ``text/html``), ``json`` is a 200
+                    with the final response object (a server that ignored
+                    ``stream=true``), ``text`` a 200 ``text/plain``
 
 ``GET /v1/responses/{id}?stream=true&starting_after=N`` resumes a stream the
 server has served, as Kindo documents it: events with ``sequence_number > N``
@@ -323,6 +327,7 @@ class StreamServer:
         for path in LANES:
             app.router.add_post(f"/v1/{path}", self._post)
         app.router.add_get("/v1/responses/{id}", self._resume)
+        app.router.add_get("/v1/login", self._login)
         self._runner = web.AppRunner(
             app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5
         )
@@ -391,6 +396,11 @@ class StreamServer:
         indexed = list(enumerate(events))
         return await self._stream(request, indexed, faults, first=True)
 
+    async def _login(self, request: web.Request) -> web.StreamResponse:
+        """Where the ``302`` wrong answer points: a sign-in page, not a stream."""
+        self._record(request)
+        return web.Response(text="<html><body>Sign in</body></html>", content_type="text/html")
+
     async def _resume(self, request: web.Request) -> web.StreamResponse:
         self._record(request)
         response_id = request.match_info["id"]
@@ -401,6 +411,8 @@ class StreamServer:
             return web.json_response(_final_response(stored.events))
         if stored.faults.refusals:
             refusal = stored.faults.refusals.pop(0)
+            if refusal in _WRONG_ANSWERS:
+                return _WRONG_ANSWERS[refusal](stored.events)
             if refusal != "ok":
                 status = int(refusal)
                 body = error_body("responses", status)
@@ -500,6 +512,14 @@ class StreamServer:
             return response  # the client gave up, as it should
         await response.write_eof()
         return response
+
+
+#: Resume answers that are neither the stream nor an error status (``refuse=302,json,text``).
+_WRONG_ANSWERS: dict[str, Any] = {
+    "302": lambda events: web.Response(status=302, headers={"Location": "/v1/login"}),
+    "json": lambda events: web.json_response(_final_response(events)),
+    "text": lambda events: web.Response(text="OK", content_type="text/plain"),
+}
 
 
 def _error_json(message: str, code: str) -> bytes:
@@ -608,9 +628,11 @@ def _drive_sync(
     read_timeout: float = 5.0,
     resume_base: str | None = None,
     resume_mode: str = "plan",
+    raise_for_status: bool = False,
     **glue: Any,
 ) -> Result:
     urls: list[str] = []
+    opened: list[Any] = []  # the responses, for raise_for_status()
     with contextlib.ExitStack() as stack:
         # verify=False: plain http to 127.0.0.1, and it spares loading the CA bundle
         # (0.1-0.5 s per client).
@@ -626,6 +648,7 @@ def _drive_sync(
                 response = stack.enter_context(
                     session.stream(method, target, headers=headers, json=_body(method))
                 )
+                opened.append(response)
                 return response.status_code, list(response.headers.items()), response.iter_bytes()
             response = session.request(
                 method,
@@ -636,13 +659,18 @@ def _drive_sync(
                 timeout=(5.0, read_timeout),
             )
             stack.callback(response.close)
+            opened.append(response)
             return response.status_code, list(response.headers.items()), response.iter_content(None)
 
         def reconnect(plan: Any) -> Any:
             assert resume_base is not None
             target, headers = resume_url(resume_base, plan, resume_mode)
             urls.append(target)
-            return open_("GET", target, headers)
+            answer = open_("GET", target, headers)
+            if raise_for_status:  # the client's habit: an error status raises
+                opened[-1].raise_for_status()
+                return answer[2]  # the chunks alone: the status is in the exception
+            return answer
 
         slept: list[float] = []
         glue.setdefault("sleep", slept.append)
@@ -668,9 +696,11 @@ async def _drive_async(
     read_timeout: float = 5.0,
     resume_base: str | None = None,
     resume_mode: str = "plan",
+    raise_for_status: bool = False,
     **glue: Any,
 ) -> Result:
     urls: list[str] = []
+    opened: list[Any] = []  # the responses, for raise_for_status()
     async with contextlib.AsyncExitStack() as stack:
         if client == "httpx_async":
             session: Any = await stack.enter_async_context(
@@ -688,17 +718,23 @@ async def _drive_async(
                 response = await stack.enter_async_context(
                     session.stream(method, target, headers=headers, json=_body(method))
                 )
+                opened.append(response)
                 return response.status_code, list(response.headers.items()), response.aiter_bytes()
             response = await stack.enter_async_context(
                 session.request(method, target, headers=headers, json=_body(method))
             )
+            opened.append(response)
             return response.status, list(response.headers.items()), response.content.iter_any()
 
         async def reconnect(plan: Any) -> Any:
             assert resume_base is not None
             target, headers = resume_url(resume_base, plan, resume_mode)
             urls.append(target)
-            return await open_("GET", target, headers)
+            answer = await open_("GET", target, headers)
+            if raise_for_status:  # the client's habit: an error status raises
+                opened[-1].raise_for_status()
+                return answer[2]  # the chunks alone: the status is in the exception
+            return answer
 
         slept: list[float] = []
 

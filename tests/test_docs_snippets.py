@@ -221,19 +221,27 @@ class Run:
         assert self.returncode == 0, f"{what}: exit status {self.returncode}\n{self.stderr}"
 
 
-def run_block(path: Path, server: StreamServer, **faults: str) -> Run:
+#: Where nothing listens: every connect is refused (port 1 needs root to bind).
+UNREACHABLE = "http://127.0.0.1:1"
+
+
+def run_block(
+    path: Path, server: StreamServer, *, keys: bool = True, url: str | None = None, **faults: str
+) -> Run:
+    """Run a block against the server with ``faults`` (without API ``keys``, or at ``url``)."""
     server.reset()
     server.defaults.update(faults)
     python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    base = url or server.url
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
         "PYTHONPATH": python_path,  # this checkout's sse_engine, whatever else is installed
-        "SSE_ENGINE_BASE_URL": f"{server.url}/v1",
-        "OPENAI_API_KEY": "sk-test",
-        "ANTHROPIC_API_KEY": "sk-ant-test",
-        "OPENAI_BASE_URL": f"{server.url}/v1",  # for blocks that show the official SDKs
-        "ANTHROPIC_BASE_URL": server.url,
+        "SSE_ENGINE_BASE_URL": f"{base}/v1",
+        "OPENAI_BASE_URL": f"{base}/v1",  # for blocks that show the official SDKs
+        "ANTHROPIC_BASE_URL": base,
     }
+    if keys:
+        env |= {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
     done = subprocess.run(
         [sys.executable, str(path)], cwd=path.parent, env=env, capture_output=True, text=True,
         timeout=RUN_TIMEOUT, check=False,
@@ -288,6 +296,16 @@ def test_block_runs(
     refused.assert_clean("with an HTTP 429 before the stream")
     if prints_verdict:
         assert refused.verdict == "failed", refused.stdout
+
+    # Issue 20: no key set (an empty "Bearer " is a header h11 refuses to send), and a
+    # connection that never opens (the lane was never started: its verdict was None).
+    keyless = run_block(path, stream_server, keys=False)
+    keyless.assert_clean("without an API key")
+    assert keyless.verdict == normal.verdict, keyless.stdout
+    unreachable = run_block(path, stream_server, url=UNREACHABLE)
+    unreachable.assert_clean("with a server that refuses the connection")
+    if prints_verdict:
+        assert unreachable.verdict == "truncated", unreachable.stdout
 
     if (ROOT / "sse_engine" / "captures" / f"{lane}_refusal.sse").exists():
         refusal = run_block(path, stream_server, capture=f"{lane}_refusal")
