@@ -152,7 +152,7 @@ class ChatParts(Translator):
         if builder.in_reasoning(choice):
             details = self._details.get(choice)
             builder.reasoning_end(choice, raw=None if details is None else details.take())
-            if not any(builder.in_reasoning(c) for c in builder.turns):
+            if not builder.reasoning_open:
                 self.handlers[ChatContentDelta] = ChatParts._content
 
     def _finish(self, event: ChatFinish) -> None:

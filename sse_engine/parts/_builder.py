@@ -132,6 +132,8 @@ class PartBuilder:
         self.partial_strings = partial_strings
         self.out: list[Part] = []
         self.turns: dict[int, Turn] = {0: Turn()}
+        #: The lowest choice index seen: its turn is the one a Finish part speaks for.
+        self._first = 0
         self.finished = False
         self._id: str | None = None
         self._model: str | None = None
@@ -144,8 +146,9 @@ class PartBuilder:
         turn = self.turns.get(choice)
         if turn is None:
             turn = self.turns[choice] = Turn(self._id, self._model, choice=choice)
-            first = self.turns[min(self.turns)]
-            turn.usage = first.usage
+            turn.usage = self.turns[self._first].usage
+            if choice < self._first:
+                self._first = choice
         return turn
 
     def identify(self, id: str | None, model: str | None) -> None:
@@ -221,6 +224,11 @@ class PartBuilder:
     def in_reasoning(self, choice: int) -> bool:
         """Whether a block of reasoning is open in ``choice``."""
         return choice in self._blocks
+
+    @property
+    def reasoning_open(self) -> bool:
+        """Whether a block of reasoning is open in any choice."""
+        return bool(self._blocks)
 
     def reasoning_end(
         self,
@@ -340,7 +348,7 @@ class PartBuilder:
     def usage(self, usage: Usage) -> None:
         """Usage is known or changed (an unchanged report makes no part)."""
         turns = self.turns
-        if turns[min(turns)].usage == usage:
+        if turns[self._first].usage == usage:
             return
         for turn in turns.values():
             turn.usage = usage
@@ -374,7 +382,7 @@ class PartBuilder:
             turn.raw_finish_reason = raw
             turn.outcome = outcome
             turn.error = error
-        first = self.turns[min(self.turns)]
+        first = self.turns[self._first]
         assert first.finish_reason is not None
         self.out.append(Finish(first.finish_reason, outcome, error, first.raw_finish_reason))
         self.finished = True
@@ -391,6 +399,7 @@ class PartBuilder:
         """The stream replays from the start: a Restart part, and the turns begin again."""
         self.out.append(Restart(reason))
         self.turns = {0: Turn()}
+        self._first = 0
         self._pieces = {}
         self._blocks = {}
         self._id = self._model = None

@@ -12,6 +12,7 @@ character is parsed once either way).
 
 from __future__ import annotations
 
+import enum
 from itertools import islice
 from typing import Any, Final, final
 
@@ -23,8 +24,14 @@ from sse_engine.parts._usage import FinishReason, Usage
 
 __all__ = ["UNSET", "ReasoningBlock", "ToolCall", "Turn", "joined"]
 
-#: "Not known yet": ``None`` is a valid tool input.
-UNSET: Final[Any] = object()
+class _Unset(enum.Enum):
+    """"Not known yet" (``None`` is a valid tool input): one member, which stays itself
+    through ``copy.deepcopy`` and pickle, so a copied turn's unfinished call is unfinished."""
+
+    UNSET = "UNSET"
+
+
+UNSET: Final[Any] = _Unset.UNSET
 
 
 def joined(pieces: list[str]) -> str:
