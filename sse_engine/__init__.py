@@ -44,6 +44,7 @@ from sse_engine.partial_json import (
 )
 from sse_engine.parts import (
     FINISH_REASONS,
+    Citation,
     Finish,
     FinishReason,
     MessageItemStart,
@@ -55,6 +56,7 @@ from sse_engine.parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -85,6 +87,7 @@ __all__ = [
     "FORMATS",
     "ChatCompletionSnapshot",
     "ChatCompletionsLane",
+    "Citation",
     "Comment",
     "EventTooLarge",
     "Finish",
@@ -124,6 +127,7 @@ __all__ = [
     "SSEEngineError",
     "SSEParser",
     "ServerSentEvent",
+    "ServerToolResult",
     "StreamEnd",
     "StreamError",
     "StreamRestarted",

@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar
 
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts._parts import (
+    Citation,
     Finish,
     FinishReason,
     MessageItemStart,
@@ -26,6 +27,7 @@ from sse_engine.parts._parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -342,6 +344,26 @@ class PartBuilder:
             error = f"the tool input is not valid JSON ({exc}): {cut!r}"
             self.warn("tool_input_invalid", f"tool call {index} ({call.name!r}): {error}")
             return None, error
+
+    def server_result(self, call: ToolCall, index: int, result: Any, choice: int = 0) -> None:
+        """The server's result for a call it ran (``index``: its place in the turn)."""
+        call.result = result
+        self.out.append(ServerToolResult(call.id, result, index, choice))
+
+    def citation(
+        self,
+        type: str,
+        raw: Any,
+        *,
+        url: str | None = None,
+        title: str | None = None,
+        cited_text: str | None = None,
+        choice: int = 0,
+    ) -> None:
+        """The answer cites a source (the provider's citation object ``raw``, read)."""
+        part = Citation(type, url, title, cited_text, choice, raw)
+        self.turn(choice).citations.append(part)
+        self.out.append(part)
 
     # -- usage, the end, a restart -------------------------------------------------------
 

@@ -28,6 +28,7 @@ from sse_engine import (
     encode_responses_event,
 )
 from sse_engine.parts import (
+    Citation,
     Finish,
     Part,
     PartStream,
@@ -513,9 +514,8 @@ class _CountingTurns(dict[int, Any]):
 def _walked_for(choices: int) -> int:
     """How many turns the parts layer walks over for one chunk of ``choices`` choices,
     each with reasoning then text (the shape that asked the most), and the end."""
-    reasoning = [
-        {"index": i, "delta": {"role": "assistant", "reasoning_content": "r"}} for i in range(choices)
-    ]
+    reasoning = [{"index": i, "delta": {"role": "assistant", "reasoning_content": "r"}}
+                 for i in range(choices)]
     text = [{"index": i, "delta": {"content": "t"}, "finish_reason": "stop"}
             for i in range(choices)]
     body = b"".join(
@@ -536,3 +536,23 @@ def test_many_choices_in_one_chunk_cost_work_linear_in_the_choices() -> None:
     # quadruple when the choices double; linear work doubles.
     small, large = _walked_for(200), _walked_for(400)
     assert large <= 2 * small + 10, (small, large)
+
+
+# -- issue 20 item 12: citations -----------------------------------------------------------------
+
+
+def test_chat_annotations_are_citations_on_the_turn() -> None:
+    cite = {"type": "url_citation", "url_citation": {"url": "https://example.org/a",
+                                                     "title": "A", "start_index": 0,
+                                                     "end_index": 5}}
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        return encode_chat_event({"id": "c", "object": "chat.completion.chunk", "created": 1,
+                                  "model": "m", "choices": [{"index": 0, "delta": delta,
+                                                             "finish_reason": finish}]})
+    stream = PartStream(ChatCompletionsLane())
+    parts = stream.feed(chunk({"role": "assistant", "content": "Hello"})
+                        + chunk({"annotations": [cite, "not an object"]})
+                        + chunk({}, "stop") + b"data: [DONE]\n\n") + stream.close()
+    citations = [p for p in parts if isinstance(p, Citation)]
+    assert citations == [Citation("url_citation", "https://example.org/a", "A")]
+    assert citations[0].raw == cite and stream.turn.citations == citations

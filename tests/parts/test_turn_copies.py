@@ -11,6 +11,7 @@ finished or unfinished as they were.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import pickle
 from typing import Any
@@ -32,7 +33,8 @@ JSON_VALUES = st.recursive(
 def frames(arguments: str, cuts: list[int]) -> list[bytes]:
     """A Chat stream of one tool call whose arguments arrive in pieces cut at ``cuts``."""
     bounds = sorted({0, len(arguments), *(c % (len(arguments) + 1) for c in cuts)})
-    pieces = [arguments[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    pieces = [arguments[a:b] for a, b in itertools.pairwise(bounds)]
+
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         return encode_chat_event({"id": "c", "object": "chat.completion.chunk", "created": 1,
                                   "model": "m",
