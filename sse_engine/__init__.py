@@ -15,6 +15,7 @@ event of the same name (``sse_engine.messages.TextDelta``). :class:`Relay`
 one API served as another, for gateways.
 """
 
+from sse_engine._detect import Detection, detect
 from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
 from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
 from sse_engine._formats import FORMATS, WireFormat, register_format
@@ -89,6 +90,7 @@ __all__ = [
     "ChatCompletionsLane",
     "Citation",
     "Comment",
+    "Detection",
     "EventTooLarge",
     "Finish",
     "FinishReason",
@@ -142,6 +144,7 @@ __all__ = [
     "UsageUpdate",
     "WireFormat",
     "aiter_events",
+    "detect",
     "encode_chat_event",
     "encode_comment",
     "encode_event",
