@@ -15,6 +15,7 @@ event of the same name (``sse_engine.messages.TextDelta``). :class:`Relay`
 one API served as another, for gateways.
 """
 
+from sse_engine._detect import Detection, detect
 from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
 from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
 from sse_engine._formats import FORMATS, WireFormat, register_format
@@ -44,6 +45,7 @@ from sse_engine.partial_json import (
 )
 from sse_engine.parts import (
     FINISH_REASONS,
+    Citation,
     Finish,
     FinishReason,
     MessageItemStart,
@@ -55,6 +57,7 @@ from sse_engine.parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -85,7 +88,9 @@ __all__ = [
     "FORMATS",
     "ChatCompletionSnapshot",
     "ChatCompletionsLane",
+    "Citation",
     "Comment",
+    "Detection",
     "EventTooLarge",
     "Finish",
     "FinishReason",
@@ -124,6 +129,7 @@ __all__ = [
     "SSEEngineError",
     "SSEParser",
     "ServerSentEvent",
+    "ServerToolResult",
     "StreamEnd",
     "StreamError",
     "StreamRestarted",
@@ -138,6 +144,7 @@ __all__ = [
     "UsageUpdate",
     "WireFormat",
     "aiter_events",
+    "detect",
     "encode_chat_event",
     "encode_comment",
     "encode_event",

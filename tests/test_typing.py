@@ -105,6 +105,10 @@ SCRIPTS: dict[str, str] = {
                 assert_type(part, Part | Reconnecting)
             stream: LaneLike[Part] = PartStream(ResponsesLane())
             assert_type(stream.close(), Sequence[Part])
+            # PartStream is generic in its lane: the lane's own methods are typed.
+            parts = PartStream(ResponsesLane())
+            assert_type(parts.lane, ResponsesLane)
+            assert_type(parts.lane.load({})[-1], ResponsesEvent)
     """,
     # Another lane's class on a lane's events: the branch can never run.
     "cross_lane": """

@@ -34,7 +34,13 @@ from sse_engine.chat._events import (
     ChatUsage,
 )
 from sse_engine.chat._lane import ChatCompletionsLane
-from sse_engine.chat._wire import DETAILS_KEY, FINISH_REASONS, REASONING_KEYS, usage_from_wire
+from sse_engine.chat._wire import (
+    ANNOTATIONS_KEY,
+    DETAILS_KEY,
+    FINISH_REASONS,
+    REASONING_KEYS,
+    usage_from_wire,
+)
 from sse_engine.parts import BASE_HANDLERS, ToolCall, Translator
 
 __all__ = ["ChatParts"]
@@ -139,6 +145,21 @@ class ChatParts(Translator):
             if details is None:
                 details = self._details[choice] = _Details()
             details.add(event.value)
+        elif key == ANNOTATIONS_KEY and type(event.value) is list:
+            for annotation in event.value:
+                self._cite(annotation, choice)
+
+    def _cite(self, annotation: Any, choice: int) -> None:
+        """One entry of ``delta.annotations``: ``{"type": "url_citation", "url_citation": ...}``."""
+        if type(annotation) is not dict or type(kind := annotation.get("type")) is not str:
+            return
+        detail = annotation.get(kind)
+        detail = detail if type(detail) is dict else {}
+        url, title = detail.get("url"), detail.get("title")
+        self.builder.citation(
+            kind, annotation, url=url if type(url) is str else None,
+            title=title if type(title) is str else None, choice=choice,
+        )
 
     def _start_reasoning(self, choice: int) -> None:
         if not self.builder.in_reasoning(choice):
@@ -152,7 +173,7 @@ class ChatParts(Translator):
         if builder.in_reasoning(choice):
             details = self._details.get(choice)
             builder.reasoning_end(choice, raw=None if details is None else details.take())
-            if not any(builder.in_reasoning(c) for c in builder.turns):
+            if not builder.reasoning_open:
                 self.handlers[ChatContentDelta] = ChatParts._content
 
     def _finish(self, event: ChatFinish) -> None:

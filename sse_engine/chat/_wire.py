@@ -16,6 +16,7 @@ from sse_engine._openai import openai_error
 from sse_engine.parts import FinishReason, Usage, count_tokens
 
 __all__ = [
+    "ANNOTATIONS_KEY",
     "CHUNK_OBJECT",
     "COMPLETE_FINISH_REASONS",
     "DETAILS_KEY",
@@ -70,6 +71,8 @@ REASONING_KEYS: Final = frozenset({"reasoning_content", "reasoning"})
 REASONING_FIELD: Final = "reasoning_content"
 #: The delta field of OpenRouter's replay data for reasoning.
 DETAILS_KEY: Final = "reasoning_details"
+#: The delta field of the sources an answer cites (``url_citation`` entries).
+ANNOTATIONS_KEY: Final = "annotations"
 
 
 def recognize(event: str, payload: Any) -> str | None:

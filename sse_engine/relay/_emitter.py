@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Final, Protocol
 from sse_engine._encoder import encode_comment
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts import (
+    Citation,
     Finish,
     MessageItemStart,
     Part,
@@ -30,6 +31,7 @@ from sse_engine.parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -315,6 +317,10 @@ class Emitter:
         self.finished = True
         self.finish(part, out)
 
+    def _on_not_relayed(self, part: Citation | ServerToolResult, out: list[bytes]) -> None:
+        """Not relayed (yet): a citation or a server tool's result is the source provider's
+        own object, which no other provider reads (see docs/gateways.md)."""
+
     def _on_restart(self, part: Restart, out: list[bytes]) -> None:
         """Handled by the Relay before the emitter (a replay is skipped, not re-sent)."""
 
@@ -341,6 +347,8 @@ _ROUTES: dict[type, _Route] = {
     UsageUpdate: Emitter._on_usage,
     Finish: Emitter._on_finish,
     Restart: Emitter._on_restart,
+    Citation: Emitter._on_not_relayed,
+    ServerToolResult: Emitter._on_not_relayed,
 }
 
 
