@@ -27,7 +27,7 @@ STREAMED = [example for example in EXAMPLE.findall(
 
 
 def test_the_page_has_its_examples() -> None:
-    assert len(EXAMPLES) == 3
+    assert len(EXAMPLES) == 4
 
 
 @pytest.mark.parametrize("example", EXAMPLES + STREAMED)
