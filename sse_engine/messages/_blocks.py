@@ -30,7 +30,7 @@ from sse_engine.messages._events import (
     MessagesEvent,
     OtherDelta,
     SignatureDelta,
-    TextDelta,
+    TextBlockDelta,
     ThinkingDelta,
     ToolUseStop,
 )
@@ -41,10 +41,10 @@ __all__ = ["BlockAssembly", "OpenBlocks", "Spec", "malformed", "note_started", "
 
 # The string-valued deltas: delta type -> (its field, the event class, whether
 # it replaces rather than appends), and the block types each applies to.
-_StringDelta = TextDelta | ThinkingDelta | InputJsonDelta | SignatureDelta
+_StringDelta = TextBlockDelta | ThinkingDelta | InputJsonDelta | SignatureDelta
 Spec = tuple[str, Callable[..., _StringDelta], bool]
 _STRING_DELTAS: dict[str, Spec] = {
-    "text_delta": ("text", TextDelta, False),
+    "text_delta": ("text", TextBlockDelta, False),
     "thinking_delta": ("thinking", ThinkingDelta, False),
     "input_json_delta": ("partial_json", InputJsonDelta, False),
     "signature_delta": ("signature", SignatureDelta, True),

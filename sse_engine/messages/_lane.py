@@ -50,7 +50,7 @@ class MessagesLane(Lane[MessagesEvent]):
     """The Anthropic Messages stream (``POST /v1/messages`` with ``stream: true``).
 
     Emits :class:`MessageStart`, :class:`Ping`, :class:`BlockStart`, the
-    :class:`BlockDelta` family (:class:`TextDelta`, :class:`ThinkingDelta`,
+    :class:`BlockDelta` family (:class:`TextBlockDelta`, :class:`ThinkingDelta`,
     :class:`SignatureDelta`, :class:`InputJsonDelta`, :class:`CitationDelta`,
     :class:`OtherDelta`), :class:`BlockStop` / :class:`ToolUseStop` (with the
     parsed tool input), :class:`MessageDelta`, :class:`MessageStop`,

@@ -15,7 +15,7 @@ from importlib import resources
 from sse_engine import MessagesLane
 from sse_engine._lane_reports import Reports
 from sse_engine._parser import SSEParser
-from sse_engine.messages import BlockStart, BlockStop, InputJsonDelta, TextDelta, ToolUseStop
+from sse_engine.messages import BlockStart, BlockStop, InputJsonDelta, TextBlockDelta, ToolUseStop
 from sse_engine.messages._blocks import BlockAssembly
 from sse_engine.messages._snapshot import MessageSnapshot
 
@@ -42,7 +42,7 @@ def test_the_assembly_builds_blocks_into_the_snapshot_it_is_given() -> None:
     assert set(blocks.open) == {1}
     blocks.stop({"type": "content_block_stop", "index": 1}, out)
     assert [type(e) for e in out] == [
-        BlockStart, TextDelta, BlockStop, BlockStart, InputJsonDelta, ToolUseStop
+        BlockStart, TextBlockDelta, BlockStop, BlockStart, InputJsonDelta, ToolUseStop
     ]
     assert snapshot.text == "Hi"
     assert isinstance(out[-1], ToolUseStop) and out[-1].input == {"a": 1}
