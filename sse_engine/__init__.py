@@ -8,9 +8,9 @@ events to typed events, a snapshot and an :class:`Outcome`), and thin edges
 Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
 and :mod:`sse_engine.messages`. Above the lanes, :class:`PartStream` reads any
 of them in one vocabulary of parts (:mod:`sse_engine.parts`, with
-:class:`PartialJSON` for tool input as it streams); the part
-:class:`TextDelta` exported here is that vocabulary's, not the Messages lane
-event of the same name (``sse_engine.messages.TextDelta``). :class:`Relay`
+:class:`PartialJSON` for tool input as it streams); :class:`TextDelta` is
+that vocabulary's text part (the Messages lane's own text event is
+``sse_engine.messages.TextBlockDelta``). :class:`Relay`
 (:mod:`sse_engine.relay`) writes those parts back as any lane's wire bytes:
 one API served as another, for gateways.
 """

@@ -114,7 +114,7 @@ SCRIPTS: dict[str, str] = {
     "cross_lane": """
         from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
         from sse_engine.chat import ChatChoiceEvent, ChatToolCallDone
-        from sse_engine.messages import TextDelta
+        from sse_engine.messages import TextBlockDelta
         from sse_engine.responses import ResponseContentDeltaEvent
 
         for chat_event in ChatCompletionsLane().feed(b""):
@@ -127,20 +127,20 @@ SCRIPTS: dict[str, str] = {
             if isinstance(message, ChatToolCallDone):  # E: unreachable
                 print(message)  # E: unreachable
         for done in ResponsesLane().close():
-            if isinstance(done, TextDelta):  # E: unreachable
+            if isinstance(done, TextBlockDelta):  # E: unreachable
                 print(done)  # E: unreachable
     """,
-    # The Messages lane's TextDelta is not the part of the same name.
+    # The Messages lane's text event (TextBlockDelta) is not a part.
     "parts_name_clash": """
         from collections.abc import Iterable
 
         from sse_engine import MessagesLane, PartStream, iter_events
-        from sse_engine.messages import TextDelta
+        from sse_engine.messages import TextBlockDelta
 
 
         def show(chunks: Iterable[bytes]) -> None:
             for part in iter_events(PartStream(MessagesLane()), chunks):
-                if isinstance(part, TextDelta):  # E: unreachable
+                if isinstance(part, TextBlockDelta):  # E: unreachable
                     print(part.text)  # E: unreachable
     """,
     # A misspelt Responses event type.
@@ -255,10 +255,6 @@ def test_each_union_is_the_final_event_classes_its_package_exports(module: Any) 
 def test_the_shared_events_are_final() -> None:
     for cls in (StreamEnd, StreamRestarted, sse_engine.Reconnecting, sse_engine.LaneWarning):
         assert getattr(cls, "__final__", False), cls
-
-
-def test_the_messages_base_name_is_the_union() -> None:
-    assert messages.MessageEvent == messages.MessagesEvent
 
 
 def test_the_responses_literals_are_the_types_the_lane_dispatches() -> None:

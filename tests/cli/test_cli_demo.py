@@ -79,7 +79,7 @@ def test_event_counts_use_one_naming_in_every_lane(capsys: pytest.CaptureFixture
     assert len(rows) == 9  # the three streams of each lane
     for row in rows:
         for count in " ".join(row.split()).removesuffix(", …").split(", "):
-            # "11 ResponseContentDeltaEvent", "26 ChatChunk", "5 TextDelta": classes.
+            # "11 ResponseContentDeltaEvent", "26 ChatChunk", "5 TextBlockDelta": classes.
             assert re.fullmatch(r"\d+ [A-Z][A-Za-z]+", count), row
 
 

@@ -300,7 +300,7 @@ def test_events_lists_every_typed_event(capsys: pytest.CaptureFixture[str]) -> N
     status, out, _ = run(capsys, str(CAPTURES / "messages_basic.sse"), "--events")
     assert status == 0
     assert "event list 20 typed events" in out
-    assert "TextDelta index=0 text=" in out
+    assert "TextBlockDelta index=0 text=" in out
 
 
 def test_parts_lists_the_part_sequence(capsys: pytest.CaptureFixture[str]) -> None:
