@@ -1,12 +1,16 @@
 """How the Chat Completions lane assembles calls: tool calls and the legacy function call.
 
-:class:`CallAssembly` is the half of
-:class:`~sse_engine.chat.ChatCompletionsLane` that reads ``delta.tool_calls``
-and ``delta.function_call``: which call a fragment continues (by wire index,
-by id, or, for Gemini's index-less whole calls, by what it carries), the
-arguments as they grow, and the done events when a call is complete. It also
-holds the anomaly helpers both halves use. The lane itself (``_lane.py``)
-owns the frames, the choices, their text, usage, finish and the verdict.
+:class:`ChatCalls` is the part of the state machine that reads
+``delta.tool_calls`` and ``delta.function_call``: which call a fragment
+continues (by wire index, by id, or, for Gemini's index-less whole calls, by
+what it carries), the arguments as they grow, and the done events when a call
+is complete. :class:`~sse_engine.chat.ChatCompletionsLane` holds one and hands
+it each choice's call fields; the lane itself (``_lane.py``) owns the frames,
+the choices, their text, usage, finish and the verdict. What the assembly
+keeps besides the snapshot (which wire index names which call, the call the
+next index-less fragment continues) is its own, per choice. It reports
+through the lane's :class:`~sse_engine._lane_reports.Reports`, never through
+the lane.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ import json
 from typing import Any
 
 from sse_engine._json import plain_json
-from sse_engine._lane import Lane
+from sse_engine._lane_events import JsonLoads
+from sse_engine._lane_reports import Reports
 from sse_engine.chat._events import (
     ChatEvent,
     ChatFunctionCallDelta,
@@ -32,11 +37,25 @@ from sse_engine.chat._snapshot import (
     merge_field,
 )
 
-__all__ = ["CallAssembly"]
+__all__ = ["ChatCalls", "bad_field", "warn_once"]
 
 # The keys of a tool-call fragment that the lane reads itself; any other key
 # (Gemini's extra_content) is merged into the call's ``extra``.
 _TOOL_KEYS = frozenset({"index", "id", "type", "function"})
+
+
+def bad_field(reports: Reports, where: str, expected: str, value: Any) -> None:
+    """A known field of the wrong type, which is ignored: a violation (strict: an error)."""
+    reports.violation(
+        "bad_field", f"{where} should be {expected}, not {type(value).__name__}: ignored"
+    )
+
+
+def warn_once(reports: Reports, warned: set[str], code: str, message: str) -> None:
+    """A warning given once per stream (``warned``: the codes given so far)."""
+    if code not in warned:
+        warned.add(code)
+        reports.warn(code, message)
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -44,29 +63,60 @@ def _text_or_none(value: Any) -> str | None:
     return value if type(value) is str and value else None
 
 
-def _is_another_call(call: ChatToolCallSnapshot, call_id: str | None, whole: bool) -> bool:
-    """Whether a fragment that would continue ``call`` is in fact a new call.
+class _ChoiceCalls:
+    """What the assembly keeps about one choice's tool calls, beside its snapshot."""
 
-    It is when it brings a different id, or when it is a whole call (name and
-    complete arguments) arriving after ``call`` also came whole: Gemini sends
-    each call in one piece, without an index and often with ``"id": ""``.
+    __slots__ = ("by_wire", "current", "whole")
+
+    def __init__(self) -> None:
+        #: The latest call the provider numbered with each wire index.
+        self.by_wire: dict[int, ChatToolCallSnapshot] = {}
+        #: The call the last opening fragment started (index-less fragments continue it).
+        self.current: ChatToolCallSnapshot | None = None
+        #: The calls (by position) whose opening fragment carried the name and
+        #: complete JSON arguments: sent in one piece, as Gemini sends them.
+        self.whole: set[int] = set()
+
+    def is_another_call(self, call: ChatToolCallSnapshot, call_id: str | None, whole: bool) -> bool:
+        """Whether a fragment that would continue ``call`` is in fact a new call.
+
+        It is when it brings a different id, or when it is a whole call (name and
+        complete arguments) arriving after ``call`` also came whole: Gemini sends
+        each call in one piece, without an index and often with ``"id": ""``.
+        """
+        if call_id is not None and call.id is not None and call_id != call.id:
+            return True
+        return whole and call.index in self.whole
+
+
+class ChatCalls:
+    """The calls of a Chat stream as they are assembled, for the lane that holds it.
+
+    ``reports`` is the lane's (warnings and strict mode), ``json_loads`` its
+    JSON decoder (to tell a call sent whole from a fragment).
     """
-    if call_id is not None and call.id is not None and call_id != call.id:
-        return True
-    return whole and call._whole
 
+    __slots__ = ("_choices", "_json_loads", "_reports", "_warned")
 
-class CallAssembly(Lane[ChatEvent]):
-    """The call handlers, and the anomaly helpers the lane shares with them."""
+    def __init__(self, reports: Reports, json_loads: JsonLoads) -> None:
+        self._reports = reports
+        self._json_loads = json_loads
+        #: Choice index -> its calls' bookkeeping.
+        self._choices: dict[int, _ChoiceCalls] = {}
+        self._warned: set[str] = set()
 
-    _warned: set[str]
+    # -- the delta fields -----------------------------------------------------------------
 
-    def _on_tool_calls(
+    def tool_calls(
         self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
+        """A delta's ``tool_calls``: each fragment opens a call or continues one."""
         if type(value) is not list:
             self._bad_field("delta.tool_calls", "a list", value)
             return
+        calls = self._choices.get(state.index)
+        if calls is None:
+            calls = self._choices[state.index] = _ChoiceCalls()
         for fragment in value:
             if type(fragment) is not dict:
                 self._bad_field("delta.tool_calls[]", "an object", fragment)
@@ -77,7 +127,7 @@ class CallAssembly(Lane[ChatEvent]):
             elif type(function) is not dict:
                 self._bad_field("tool_calls[].function", "an object", function)
                 continue
-            call = self._tool_call_for(state, fragment, function, raw, out)
+            call = self._tool_call_for(state, calls, fragment, function, raw, out)
             for key, extra in fragment.items():
                 if key not in _TOOL_KEYS:
                     merge_field(call.extra, key, extra)
@@ -89,6 +139,7 @@ class CallAssembly(Lane[ChatEvent]):
     def _tool_call_for(
         self,
         state: ChatChoiceSnapshot,
+        calls: _ChoiceCalls,
         fragment: dict[str, Any],
         function: dict[str, Any],
         raw: dict[str, Any],
@@ -103,8 +154,8 @@ class CallAssembly(Lane[ChatEvent]):
         whole = name is not None and self._is_json(function.get("arguments"))
         call: ChatToolCallSnapshot | None
         if type(wire) is int:
-            call = state._tool_by_wire_index(wire)
-            if call is not None and _is_another_call(call, call_id, whole):
+            call = calls.by_wire.get(wire)
+            if call is not None and calls.is_another_call(call, call_id, whole):
                 # A gateway numbering every call 0: a new id, or a second whole
                 # call, means a new call.
                 self._warn_once(
@@ -118,17 +169,22 @@ class CallAssembly(Lane[ChatEvent]):
             # current call unless something says it is another one.
             self._warn_once("missing_tool_index", "tool call fragments without an index")
             wire = None
-            call = state._current_tool
+            call = calls.current
             if call is not None and (
-                _is_another_call(call, call_id, whole)
+                calls.is_another_call(call, call_id, whole)
                 or (name is not None and (call.wire_index is not None or name != call.name))
             ):
                 call = None
         if call is None:
-            current = state._current_tool
+            current = calls.current
             if current is not None and not current.done:
                 self._tool_done(state, current, raw, out)
-            call = state._add_tool_call(wire, call_id, name, call_type, whole=whole)
+            call = state._add_tool_call(wire, call_id, name, call_type)
+            if wire is not None:
+                calls.by_wire[wire] = call
+            if whole:
+                calls.whole.add(call.index)
+            calls.current = call
             out.append(
                 ChatToolCallStarted(
                     state.index, call.index, call_id, name, call_type or "function", raw=raw
@@ -136,7 +192,7 @@ class CallAssembly(Lane[ChatEvent]):
             )
             return call
         if call.done:
-            self._violation(
+            self._reports.violation(
                 "tool_call_after_done",
                 f"choice {state.index}: a fragment for tool call {call.index} after it was "
                 "reported done (appended to the snapshot; no second done event)",
@@ -153,7 +209,7 @@ class CallAssembly(Lane[ChatEvent]):
         if type(arguments) is not str or not arguments:
             return False
         try:
-            self.json_loads(arguments)
+            self._json_loads(arguments)
         except (ValueError, TypeError, RecursionError):
             return False
         return True
@@ -164,7 +220,7 @@ class CallAssembly(Lane[ChatEvent]):
         if old is None:
             return new
         if new is not None and new != old:
-            self._violation(
+            self._reports.violation(
                 "tool_call_changed",
                 f"tool call {call.index} {what} {old!r} was sent again as {new!r}; kept {old!r}",
             )
@@ -194,9 +250,10 @@ class CallAssembly(Lane[ChatEvent]):
             )
         )
 
-    def _on_function_call(
+    def function_call(
         self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
+        """A delta's legacy ``function_call``: its name, and a fragment of its arguments."""
         if type(value) is not dict:
             self._bad_field("delta.function_call", "an object", value)
             return
@@ -208,7 +265,7 @@ class CallAssembly(Lane[ChatEvent]):
             if call.name is None:
                 call.name = name
             elif name != call.name:
-                self._violation(
+                self._reports.violation(
                     "tool_call_changed",
                     f"function_call name {call.name!r} was sent again as {name!r}; kept the first",
                 )
@@ -229,12 +286,23 @@ class CallAssembly(Lane[ChatEvent]):
                 "arguments_not_string",
                 f"{where}.arguments sent as a JSON object, not as JSON text: serialised",
             )
-            return json.dumps(plain_json(value, self._note_loss), separators=(",", ":"),
+            return json.dumps(plain_json(value, self._reports.note_loss), separators=(",", ":"),
                               ensure_ascii=False)
         self._bad_field(f"{where}.arguments", "a string", value)
         return ""
 
     # -- the end ------------------------------------------------------------------------
+
+    def finish(
+        self, state: ChatChoiceSnapshot, first: bool, raw: dict[str, Any], out: list[ChatEvent]
+    ) -> None:
+        """The choice finished (``first``: its first finish reason): its open calls are done."""
+        calls = self._choices.get(state.index)
+        current = None if calls is None else calls.current
+        if current is not None and not current.done:
+            self._tool_done(state, current, raw, out)
+        if first:
+            self._function_done(state, raw, out)
 
     def _function_done(
         self, state: ChatChoiceSnapshot, raw: dict[str, Any], out: list[ChatEvent]
@@ -253,17 +321,13 @@ class CallAssembly(Lane[ChatEvent]):
         Not a strict-mode error: the stream is well formed, only the call is
         unusable (a relay passes such a call on as it came).
         """
-        self._warn("tool_call_without_name", f"{what} was complete without a name")
+        self._reports.warn("tool_call_without_name", f"{what} was complete without a name")
         return ""
 
     # -- anomalies ------------------------------------------------------------------------
 
     def _bad_field(self, where: str, expected: str, value: Any) -> None:
-        self._violation(
-            "bad_field", f"{where} should be {expected}, not {type(value).__name__}: ignored"
-        )
+        bad_field(self._reports, where, expected, value)
 
     def _warn_once(self, code: str, message: str) -> None:
-        if code not in self._warned:
-            self._warned.add(code)
-            self._warn(code, message)
+        warn_once(self._reports, self._warned, code, message)
