@@ -3,7 +3,7 @@
 :class:`ChatCalls` is the part of the state machine that reads
 ``delta.tool_calls`` and ``delta.function_call``: which call a fragment
 continues (by wire index, by id, or, for Gemini's index-less whole calls, by
-what it carries), the arguments as they grow, and the done events when a call
+what it carries), the arguments as they grow, and the end events when a call
 is complete. :class:`~sse_engine.chat.ChatCompletionsLane` holds one and hands
 it each choice's call fields; the lane itself (``_lane.py``) owns the frames,
 the choices, their text, usage, finish and the verdict. What the assembly
@@ -24,9 +24,9 @@ from sse_engine._lane_reports import Reports
 from sse_engine.chat._events import (
     ChatEvent,
     ChatFunctionCallDelta,
-    ChatFunctionCallDone,
+    ChatFunctionCallEnd,
     ChatToolCallArgumentsDelta,
-    ChatToolCallDone,
+    ChatToolCallEnd,
     ChatToolCallStarted,
 )
 from sse_engine.chat._snapshot import (
@@ -145,7 +145,7 @@ class ChatCalls:
         raw: dict[str, Any],
         out: list[ChatEvent],
     ) -> ChatToolCallSnapshot:
-        """The call a fragment continues, or a new one (then the previous one is done)."""
+        """The call a fragment continues, or a new one (then the previous one ends)."""
         wire = fragment.get("index")
         call_id = _text_or_none(fragment.get("id"))
         name = _text_or_none(function.get("name"))
@@ -178,7 +178,7 @@ class ChatCalls:
         if call is None:
             current = calls.current
             if current is not None and not current.done:
-                self._tool_done(state, current, raw, out)
+                self._tool_end(state, current, raw, out)
             call = state._add_tool_call(wire, call_id, name, call_type)
             if wire is not None:
                 calls.by_wire[wire] = call
@@ -194,8 +194,8 @@ class ChatCalls:
         if call.done:
             self._reports.violation(
                 "tool_call_after_done",
-                f"choice {state.index}: a fragment for tool call {call.index} after it was "
-                "reported done (appended to the snapshot; no second done event)",
+                f"choice {state.index}: a fragment for tool call {call.index} after it "
+                "ended (appended to the snapshot; no second end event)",
             )
         call.id = self._keep_first(call.id, call_id, "id", call)
         call.name = self._keep_first(call.name, name, "name", call)
@@ -226,7 +226,7 @@ class ChatCalls:
             )
         return old
 
-    def _tool_done(
+    def _tool_end(
         self,
         state: ChatChoiceSnapshot,
         call: ChatToolCallSnapshot,
@@ -238,7 +238,7 @@ class ChatCalls:
         if name is None:
             name = self._unnamed(f"choice {state.index}: tool call {call.index}")
         out.append(
-            ChatToolCallDone(
+            ChatToolCallEnd(
                 choice_index=state.index,
                 tool_index=call.index,
                 id=call.id,
@@ -296,15 +296,15 @@ class ChatCalls:
     def finish(
         self, state: ChatChoiceSnapshot, first: bool, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
-        """The choice finished (``first``: its first finish reason): its open calls are done."""
+        """The choice finished (``first``: its first finish reason): its open calls end."""
         calls = self._choices.get(state.index)
         current = None if calls is None else calls.current
         if current is not None and not current.done:
-            self._tool_done(state, current, raw, out)
+            self._tool_end(state, current, raw, out)
         if first:
-            self._function_done(state, raw, out)
+            self._function_end(state, raw, out)
 
-    def _function_done(
+    def _function_end(
         self, state: ChatChoiceSnapshot, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
         """The choice finished with a legacy function call: it is complete."""
@@ -313,7 +313,7 @@ class ChatCalls:
             name = call.name
             if name is None:
                 name = self._unnamed(f"choice {state.index}: the function_call")
-            out.append(ChatFunctionCallDone(state.index, name, call.arguments, raw=raw))
+            out.append(ChatFunctionCallEnd(state.index, name, call.arguments, raw=raw))
 
     def _unnamed(self, what: str) -> str:
         """The name of a complete call no fragment named: ``""``, with a warning.

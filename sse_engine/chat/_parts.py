@@ -26,10 +26,10 @@ from sse_engine.chat._events import (
     ChatDeltaField,
     ChatFinish,
     ChatFunctionCallDelta,
-    ChatFunctionCallDone,
+    ChatFunctionCallEnd,
     ChatRefusalDelta,
     ChatToolCallArgumentsDelta,
-    ChatToolCallDone,
+    ChatToolCallEnd,
     ChatToolCallStarted,
     ChatUsage,
 )
@@ -170,7 +170,7 @@ class ChatParts(Translator):
         if found is not None:
             self.builder.call_delta(found[0], event.delta, found[1], event.choice_index)
 
-    def _tool_done(self, event: ChatToolCallDone) -> None:
+    def _tool_end(self, event: ChatToolCallEnd) -> None:
         found = self._calls.get((event.choice_index, event.tool_index))
         if found is None:
             return
@@ -196,7 +196,7 @@ class ChatParts(Translator):
         if event.arguments:
             self.builder.call_delta(call, event.arguments, index, event.choice_index)
 
-    def _function_done(self, event: ChatFunctionCallDone) -> None:
+    def _function_end(self, event: ChatFunctionCallEnd) -> None:
         call, index = self._legacy_call(event.choice_index, event.name)
         self.builder.call_end(call, index, event.choice_index, event.arguments)
 
@@ -212,9 +212,9 @@ ChatParts.HANDLERS = {
     ChatDeltaField: ChatParts._field,
     ChatToolCallStarted: ChatParts._tool_started,
     ChatToolCallArgumentsDelta: ChatParts._tool_arguments,
-    ChatToolCallDone: ChatParts._tool_done,
+    ChatToolCallEnd: ChatParts._tool_end,
     ChatFunctionCallDelta: ChatParts._function_delta,
-    ChatFunctionCallDone: ChatParts._function_done,
+    ChatFunctionCallEnd: ChatParts._function_end,
     ChatUsage: ChatParts._usage,
     ChatFinish: ChatParts._finish,
 }
