@@ -66,7 +66,7 @@ def _text_or_none(value: Any) -> str | None:
 class _ChoiceCalls:
     """What the assembly keeps about one choice's tool calls, beside its snapshot."""
 
-    __slots__ = ("by_wire", "current", "whole")
+    __slots__ = ("by_wire", "current", "held", "whole")
 
     def __init__(self) -> None:
         #: The latest call the provider numbered with each wire index.
@@ -76,6 +76,9 @@ class _ChoiceCalls:
         #: The calls (by position) whose opening fragment carried the name and
         #: complete JSON arguments: sent in one piece, as Gemini sends them.
         self.whole: set[int] = set()
+        #: The position of the first call still open when a later one opened (its
+        #: arguments were not complete JSON yet): from it on, calls end at the finish.
+        self.held: int | None = None
 
     def is_another_call(self, call: ChatToolCallSnapshot, call_id: str | None, whole: bool) -> bool:
         """Whether a fragment that would continue ``call`` is in fact a new call.
@@ -145,7 +148,7 @@ class ChatCalls:
         raw: dict[str, Any],
         out: list[ChatEvent],
     ) -> ChatToolCallSnapshot:
-        """The call a fragment continues, or a new one (then the previous one ends)."""
+        """The call a fragment continues, or a new one (see :meth:`_next_call`)."""
         wire = fragment.get("index")
         call_id = _text_or_none(fragment.get("id"))
         name = _text_or_none(function.get("name"))
@@ -176,9 +179,7 @@ class ChatCalls:
             ):
                 call = None
         if call is None:
-            current = calls.current
-            if current is not None and not current.done:
-                self._tool_end(state, current, raw, out)
+            self._next_call(state, calls, raw, out)
             call = state._add_tool_call(wire, call_id, name, call_type)
             if wire is not None:
                 calls.by_wire[wire] = call
@@ -201,6 +202,41 @@ class ChatCalls:
         call.name = self._keep_first(call.name, name, "name", call)
         call.type = call.type or call_type
         return call
+
+    def _next_call(
+        self,
+        state: ChatChoiceSnapshot,
+        calls: _ChoiceCalls,
+        raw: dict[str, Any],
+        out: list[ChatEvent],
+    ) -> None:
+        """A new call opens: the one before it ends, if its input is whole.
+
+        Chat Completions marks no end of a call, and some providers go on with a
+        call's fragments after the next call opened. So the current call ends
+        here only when its arguments so far are complete JSON and every earlier
+        call has ended; otherwise it stays open, and so does every later call:
+        they end at the choice's finish, in the order they opened, each with
+        all its arguments. A call never ends with input still to come.
+        """
+        current = calls.current
+        if current is None or current.done or calls.held is not None:
+            return
+        if self._is_complete(current.arguments):
+            self._tool_end(state, current, raw, out)
+        else:
+            calls.held = current.index
+
+    def _is_complete(self, arguments: str) -> bool:
+        """Whether a call's arguments so far are a JSON value no fragment could continue.
+
+        Any JSON value but a number: ``1`` may go on as ``12``.
+        """
+        try:
+            value = self._json_loads(arguments)
+        except (ValueError, TypeError, RecursionError):
+            return False
+        return type(value) is not int and type(value) is not float
 
     def _is_json(self, arguments: Any) -> bool:
         """Whether a fragment's arguments are a complete JSON text (or an object)."""
@@ -296,11 +332,18 @@ class ChatCalls:
     def finish(
         self, state: ChatChoiceSnapshot, first: bool, raw: dict[str, Any], out: list[ChatEvent]
     ) -> None:
-        """The choice finished (``first``: its first finish reason): its open calls end."""
+        """The choice finished (``first``: its first finish reason): its open calls end,
+        in the order they opened."""
         calls = self._choices.get(state.index)
         current = None if calls is None else calls.current
-        if current is not None and not current.done:
-            self._tool_end(state, current, raw, out)
+        if calls is not None and current is not None:
+            # Every call before the held one (or, with none held, before the current
+            # one) has ended already.
+            start = current.index if calls.held is None else calls.held
+            calls.held = None
+            for call in state.tool_calls[start:]:
+                if not call.done:
+                    self._tool_end(state, call, raw, out)
         if first:
             self._function_end(state, raw, out)
 

@@ -158,9 +158,11 @@ class ChatToolCallArgumentsDelta(_ToolCallEvent):
 class ChatToolCallEnd(_ToolCallEvent):
     """A tool call's arguments are complete: the moment an agent can run the tool.
 
-    Emitted when the next tool call starts on the same choice, or when the choice
-    finishes (whatever the reason: Gemini finishes tool calls with ``"stop"``).
-    Never emitted for a call cut off by truncation. ``name`` is the tool to run
+    Emitted once per call: when the next tool call starts on the same choice, if
+    the call's arguments are complete JSON and every earlier call ended; else
+    when the choice finishes (whatever the reason: Gemini finishes tool calls
+    with ``"stop"``), in the order the calls opened. Never while arguments may
+    still come, never for a call cut off by truncation. ``name`` is the tool to run
     (``""`` only when no fragment named it: a ``tool_call_without_name``
     warning); ``id`` is None when the provider gave none (Gemini often sends
     ``"id": ""``). ``arguments`` is the JSON text as sent (not parsed);
