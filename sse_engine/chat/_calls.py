@@ -4,13 +4,14 @@
 ``delta.tool_calls`` and ``delta.function_call``: which call a fragment
 continues (by wire index, by id, or, for Gemini's index-less whole calls, by
 what it carries), the arguments as they grow, and the end events when a call
-is complete. :class:`~sse_engine.chat.ChatCompletionsLane` holds one and hands
-it each choice's call fields; the lane itself (``_lane.py``) owns the frames,
-the choices, their text, usage, finish and the verdict. What the assembly
-keeps besides the snapshot (which wire index names which call, the call the
-next index-less fragment continues) is its own, per choice. It reports
-through the lane's :class:`~sse_engine._lane_reports.Reports`, never through
-the lane.
+is complete (never while its input may still be arriving: see
+``ChatCalls._next_call``). :class:`~sse_engine.chat.ChatCompletionsLane`
+holds one and hands it each choice's call fields; the lane itself
+(``_lane.py``) owns the frames, the choices, their text, usage, finish and the
+verdict. What the assembly keeps besides the snapshot (which wire index names
+which call, the call the next index-less fragment continues, the first call
+held open) is its own, per choice. It reports through the lane's
+:class:`~sse_engine._lane_reports.Reports`, never through the lane.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ class ChatCalls:
     """The calls of a Chat stream as they are assembled, for the lane that holds it.
 
     ``reports`` is the lane's (warnings and strict mode), ``json_loads`` its
-    JSON decoder (to tell a call sent whole from a fragment).
+    JSON decoder (to tell a call sent whole from a fragment, and whether a
+    call's input is complete when the next call opens).
     """
 
     __slots__ = ("_choices", "_json_loads", "_reports", "_warned")
