@@ -214,7 +214,7 @@ def reads_of(body: bytes, cuts: list[int]) -> Iterator[bytes]:
         yield body[start:end]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(interleaved_calls())
 def test_any_interleaving_of_calls_ends_each_once_with_all_its_arguments(
     case: tuple[list[tuple[str, str, str]], bytes, list[int]],
