@@ -102,8 +102,8 @@ class ChatParts(Translator):
         # This stream's own table, changed in place: the caller holds it for a whole
         # batch of events, and a change must take effect at the next event.
         self.handlers = dict(self.HANDLERS)
-        # (choice, tool_index) -> the call and its index in the turn.
-        self._calls: dict[tuple[int, int], tuple[ToolCall, int]] = {}
+        # The lane's (choice_index, tool_index) -> the call, its index in the turn, its choice.
+        self._calls: dict[tuple[int, int], tuple[ToolCall, int, int]] = {}
         self._legacy: dict[int, tuple[ToolCall, int]] = {}
         self._reasoning_key: dict[int, str] = {}
         # Each choice's reasoning_details.
@@ -188,25 +188,19 @@ class ChatParts(Translator):
     def _tool_started(self, event: ChatToolCallStarted) -> None:
         choice = self._choice(event.choice_index)
         self._end_reasoning(choice)
-        self._calls[choice, event.tool_index] = self.builder.call_start(
-            event.id or "", event.name or "", event.type, choice
-        )
+        call, index = self.builder.call_start(event.id or "", event.name or "", event.type, choice)
+        self._calls[event.choice_index, event.tool_index] = call, index, choice
 
     def _tool_arguments(self, event: ChatToolCallArgumentsDelta) -> None:
-        try:
-            choice = self._choices[event.choice_index]
-        except KeyError:
-            choice = self._choice(event.choice_index)
-        found = self._calls.get((choice, event.tool_index))
+        found = self._calls.get((event.choice_index, event.tool_index))
         if found is not None:
-            self.builder.call_delta(found[0], event.delta, found[1], choice)
+            self.builder.call_delta(found[0], event.delta, found[1], found[2])
 
     def _tool_end(self, event: ChatToolCallEnd) -> None:
-        choice = self._choice(event.choice_index)
-        found = self._calls.get((choice, event.tool_index))
+        found = self._calls.get((event.choice_index, event.tool_index))
         if found is None:
             return
-        call, index = found
+        call, index, choice = found
         # A name or id sent after the opening fragment: the part says the final one.
         call.id = event.id or call.id
         call.name = event.name or call.name
