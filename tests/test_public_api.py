@@ -112,13 +112,13 @@ _PINNED: dict[str, frozenset[str]] = {
             "ChatEvent",
             "ChatFinish",
             "ChatFunctionCallDelta",
-            "ChatFunctionCallDone",
+            "ChatFunctionCallEnd",
             "ChatFunctionCallSnapshot",
             "ChatLogprobs",
             "ChatRefusalDelta",
             "ChatRole",
             "ChatToolCallArgumentsDelta",
-            "ChatToolCallDone",
+            "ChatToolCallEnd",
             "ChatToolCallSnapshot",
             "ChatToolCallStarted",
             "ChatUnknownFrame",
@@ -198,6 +198,9 @@ _REMOVED: dict[str, str] = {
     "sse_engine.messages.TextDelta": "sse_engine.messages.TextBlockDelta (the lane event; "
     "sse_engine.TextDelta is the part)",
     "sse_engine.messages.MessageEvent": "sse_engine.messages.MessagesEvent",
+    # Events the engine invents say "End" (it ended), as StreamEnd and ToolCallEnd do.
+    "sse_engine.chat.ChatToolCallDone": "sse_engine.chat.ChatToolCallEnd",
+    "sse_engine.chat.ChatFunctionCallDone": "sse_engine.chat.ChatFunctionCallEnd",
 }
 
 
@@ -220,4 +223,4 @@ def test_a_removed_name_is_gone_and_in_the_changelog() -> None:
         module_name, _, name = path.rpartition(".")
         module = importlib.import_module(module_name)
         assert not hasattr(module, name), f"{path} is still there (use {instead})"
-        assert f"`{name}`" in changelog, f"CHANGELOG.md does not say {path} went"
+        assert f"`{name}`" in changelog, f"CHANGELOG.md (or changes/) does not say {path} went"

@@ -44,7 +44,7 @@ SCRIPTS: dict[str, str] = {
             ChatCompletionsLane, LaneLike, MessagesLane, PartStream, Reconnecting,
             ResponsesLane, StreamEnd, StreamError, StreamRestarted, aiter_events, iter_events,
         )
-        from sse_engine.chat import ChatContentDelta, ChatEvent, ChatToolCallDone
+        from sse_engine.chat import ChatContentDelta, ChatEvent, ChatToolCallEnd
         from sse_engine.messages import MessagesEvent, ToolUseStop
         from sse_engine.parts import Part, TextDelta
         from sse_engine.responses import (
@@ -64,7 +64,7 @@ SCRIPTS: dict[str, str] = {
             assert_type(lane.close(error=StreamError(message="cut")), list[ChatEvent])
             for event in iter_events(ChatCompletionsLane(), chunks):
                 assert_type(event, ChatEvent | Reconnecting)
-                if isinstance(event, ChatToolCallDone):
+                if isinstance(event, ChatToolCallEnd):
                     print(event.name.upper(), event.arguments)  # the name is a str
                 elif isinstance(event, ChatContentDelta):
                     print(event.text)
@@ -113,7 +113,7 @@ SCRIPTS: dict[str, str] = {
     # Another lane's class on a lane's events: the branch can never run.
     "cross_lane": """
         from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
-        from sse_engine.chat import ChatChoiceEvent, ChatToolCallDone
+        from sse_engine.chat import ChatChoiceEvent, ChatToolCallEnd
         from sse_engine.messages import TextBlockDelta
         from sse_engine.responses import ResponseContentDeltaEvent
 
@@ -124,7 +124,7 @@ SCRIPTS: dict[str, str] = {
             if isinstance(event, ChatChoiceEvent):  # E: unreachable
                 print(event)  # E: unreachable
         for message in MessagesLane().close():
-            if isinstance(message, ChatToolCallDone):  # E: unreachable
+            if isinstance(message, ChatToolCallEnd):  # E: unreachable
                 print(message)  # E: unreachable
         for done in ResponsesLane().close():
             if isinstance(done, TextBlockDelta):  # E: unreachable
