@@ -296,7 +296,8 @@ class Emitter:
             self._tools.add((part.choice, part.index))
             self.tool_calls[part.choice] = self.tool_calls.get(part.choice, 0) + 1
             plain = call is not None and call.plain
-            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out)
+            raw = None if call is None else call.raw
+            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out, raw)
 
     def _on_tool_delta(self, part: ToolCallDelta, out: list[bytes]) -> None:
         if part.text and (part.choice, part.index) in self._tools:
