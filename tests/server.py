@@ -37,6 +37,10 @@ parameters of the POST (every client can send those):
                     the JSON error of status Si (``ok`` serves it); later GETs are served
                     (``refuse_retry_after=V`` adds ``Retry-After: V`` to each refusal)
 
+Gemini's ``POST /{v1beta,v1}/models/{model}:streamGenerateContent?alt=sse`` (what
+google-genai calls, and the docs' examples under ``/v1``) serves the ``gemini``
+captures the same way, its errors in Google's envelope.
+
 ``GET /v1/responses/{id}?stream=true&starting_after=N`` resumes a stream the
 server has served, as Kindo documents it: events with ``sequence_number > N``
 (``Last-Event-ID`` is honoured when ``starting_after`` is absent, and neither
@@ -77,6 +81,8 @@ from sse_engine._reconnect import Reconnecting
 CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
 KEEPALIVE = b": keepalive\n\n"
 LANES = {"chat/completions": "chat", "responses": "responses", "messages": "messages"}
+#: The method of Gemini's stream path (``models/{model}:streamGenerateContent``).
+GEMINI_METHOD = ":streamGenerateContent"
 MAX_SILENCE = 5.0
 NO_NEWLINE_LIMIT = 2 * 1024 * 1024
 
@@ -95,6 +101,16 @@ _OPENAI_ERRORS: dict[int, tuple[str, str, str | None, str | None]] = {
     500: ("server_error", "The server had an error while processing your request.", None, None),
     529: ("server_error", "The upstream provider is overloaded.", None, "overloaded"),
 }
+_GOOGLE_ERRORS: dict[int, tuple[str, str]] = {
+    400: ("INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified"),
+    401: ("UNAUTHENTICATED", "Request had invalid authentication credentials."),
+    403: ("PERMISSION_DENIED", "Method doesn't allow unregistered callers."),
+    404: ("NOT_FOUND", "models/gemini-9 is not found for API version v1beta."),
+    429: ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
+    500: ("INTERNAL", "An internal error has occurred. Please retry or report."),
+    503: ("UNAVAILABLE", "The model is overloaded. Please try again later."),
+    504: ("DEADLINE_EXCEEDED", "Deadline expired before operation could complete."),
+}
 _ANTHROPIC_ERRORS: dict[int, tuple[str, str]] = {
     400: ("invalid_request_error", "messages: at least one message is required"),
     401: ("authentication_error", "invalid x-api-key"),
@@ -105,11 +121,21 @@ _ANTHROPIC_ERRORS: dict[int, tuple[str, str]] = {
 }
 
 
+def lane_of_path(path: str) -> str | None:
+    """The lane a POST path streams (Gemini's names the model), or None."""
+    if path.endswith(GEMINI_METHOD) and "/models/" in path:
+        return "gemini"
+    return LANES.get(path.removeprefix("/v1/"))
+
+
 def error_body(lane: str, status: int) -> bytes:
     """The JSON error body the server sends for ``status`` on ``lane``."""
     bundled = CAPTURES / f"{lane}_prestream_{status}.json"
     if bundled.exists():
         return bundled.read_bytes()
+    if lane == "gemini":
+        word, text = _GOOGLE_ERRORS[status]
+        return json.dumps({"error": {"code": status, "message": text, "status": word}}).encode()
     if lane == "messages":
         kind, message = _ANTHROPIC_ERRORS[status]
         payload: dict[str, Any] = {
@@ -200,6 +226,9 @@ def late_failure(lane: str, status: int) -> list[bytes]:
     """The in-stream form of the failure whose pre-stream body is ``error_body(lane, status)``."""
     body = error_body(lane, status)
     payload = json.loads(body)
+    if lane == "gemini":  # Google's error frame: the body's envelope (out of its array)
+        envelope = payload[0] if isinstance(payload, list) else payload
+        return [b"data: " + json.dumps(envelope).encode() + b"\r\n\r\n"]
     flat = json.dumps(payload, separators=(",", ":")).encode()
     if lane == "chat":
         return [b"data: " + flat + b"\n\n", b"data: [DONE]\n\n"]
@@ -322,6 +351,7 @@ class StreamServer:
         app = web.Application()
         for path in LANES:
             app.router.add_post(f"/v1/{path}", self._post)
+        app.router.add_post("/{version}/models/{call}", self._post)
         app.router.add_get("/v1/responses/{id}", self._resume)
         self._runner = web.AppRunner(
             app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5
@@ -362,7 +392,9 @@ class StreamServer:
     async def _post(self, request: web.Request) -> web.StreamResponse:
         self._record(request)
         await request.read()
-        lane = LANES[request.path.removeprefix("/v1/")]
+        lane = lane_of_path(request.path)
+        if lane is None:
+            return _json_error(404, f"No route for {request.path}.", "not_found")
         script = self.queue.pop(0) if self.queue else {}
         query = {**self.defaults, **script, **request.query}
         if "status" in query:

@@ -74,6 +74,9 @@ class GeminiEmitter(Emitter):
     opens_on_failure = False  # a failure before any content is just the error frame
     reasoning_blocks = False  # consecutive thought parts read as one: the blank line is text
     request_id_header = "x-request-id"  # Google names none; a gateway's own
+    # google-genai reads a line that is not `data: ...` as JSON and raises on a comment
+    # (`: keepalive`); a blank line is skipped by it and by every SSE reader.
+    keepalive = b"\r\n"
     error_body = staticmethod(error_body)
 
     def _response(self, candidates: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:

@@ -90,6 +90,9 @@ class GeminiLane(Lane[GeminiEvent]):
         if not data or data.isspace():
             self._warn("empty_data", "a data frame with no JSON was ignored")
             return
+        if data.strip() == "[DONE]":  # not this API's; OpenAI-style proxies append it
+            self._warn("done_sentinel", "a [DONE] frame (not part of this API) was ignored")
+            return
         payload = self._decode(sse)
         if type(payload) is not dict:
             self._warn("unexpected_frame", f"a frame that is not a JSON object: {data[:80]!r}")

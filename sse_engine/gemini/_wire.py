@@ -291,18 +291,23 @@ def usage_from_wire(usage: Mapping[str, Any]) -> Usage:
     (``toolUsePromptTokenCount``); output is the answer (``candidatesTokenCount``)
     and the thinking (``thoughtsTokenCount``, the reasoning tokens), as OpenAI
     counts reasoning inside its output tokens. So input plus output is
-    ``totalTokenCount``.
+    ``totalTokenCount``. Google's JSON leaves a count of zero out (proto3), so
+    once the object holds any count, a missing input, output or total is 0
+    (an object with none, as Vertex sends before the end, counts nothing).
     """
     prompt = count_tokens(usage, "promptTokenCount")
     tools = count_tokens(usage, "toolUsePromptTokenCount")
     answer = count_tokens(usage, "candidatesTokenCount")
     thoughts = count_tokens(usage, "thoughtsTokenCount")
-    input_tokens = None if prompt is None else prompt + (tools or 0)
-    output = None if answer is None and thoughts is None else (answer or 0) + (thoughts or 0)
+    total = count_tokens(usage, "totalTokenCount")
+    if prompt is None and tools is None and answer is None and thoughts is None and total is None:
+        return Usage(cached_input_tokens=count_tokens(usage, "cachedContentTokenCount"), raw=usage)
+    input_tokens = (prompt or 0) + (tools or 0)
+    output = (answer or 0) + (thoughts or 0)
     return Usage(
         input_tokens=input_tokens,
         output_tokens=output,
-        total_tokens=count_tokens(usage, "totalTokenCount"),
+        total_tokens=input_tokens + output if total is None else total,
         cached_input_tokens=count_tokens(usage, "cachedContentTokenCount"),
         reasoning_tokens=thoughts,
         raw=usage,
@@ -310,10 +315,19 @@ def usage_from_wire(usage: Mapping[str, Any]) -> Usage:
 
 
 def usage_to_wire(usage: Usage) -> dict[str, Any]:
-    """``usage`` as a ``usageMetadata`` object (the inverse of :func:`usage_from_wire`)."""
+    """``usage`` as a ``usageMetadata`` object (the inverse of :func:`usage_from_wire`).
+
+    The thinking is written apart from the answer (``thoughtsTokenCount``), as
+    the part of the output tokens it is. A count of reasoning larger than the
+    output (a provider that counts it beside the output, as Gemini's own
+    OpenAI-compatible endpoint does) cannot be written so that the output
+    reads back the same: the output is kept, the reasoning count left out.
+    """
     prompt = usage.input_tokens or 0
     output = usage.output_tokens or 0
     thoughts = usage.reasoning_tokens
+    if thoughts is not None and thoughts > output:
+        thoughts = None
     out: dict[str, Any] = {
         "promptTokenCount": prompt,
         "candidatesTokenCount": max(output - (thoughts or 0), 0),

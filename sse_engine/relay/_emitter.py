@@ -127,6 +127,9 @@ class Emitter:
     #: blocks, Responses reasoning items), which separate the source's blocks;
     #: else (Chat) the blank line between them is written as reasoning text.
     reasoning_blocks: ClassVar[bool] = True
+    #: What a keepalive is on the target's wire: bytes its clients skip that still
+    #: reset their read timeouts (a comment line, unless its clients fail on one).
+    keepalive: ClassVar[bytes] = KEEPALIVE
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         self._given_model = model
