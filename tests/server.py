@@ -4,7 +4,8 @@ It serves the bundled captures (``sse_engine/captures/*.sse``) the way the
 documented gateways do, with faults a test switches on through query
 parameters of the POST (every client can send those):
 
-``capture=NAME``    the capture to stream (default ``<lane>_basic``)
+``capture=NAME``    the capture to stream (default ``<lane>_basic``), or a stream a test
+                    put in ``StreamServer.bodies`` under that name
 ``status=NNN``      a pre-stream error: a JSON error body with that status
 ``chunk=N``         write the body in pieces of N bytes (default: one write per event)
 ``cut=K:M,...``     connection i stops M bytes into event K (K counts the capture's
@@ -338,6 +339,8 @@ class StreamServer:
         #: One entry per POST, taken in order: the parameters of that attempt
         #: (they win over ``defaults``; the POST's own query wins over both).
         self.queue: list[dict[str, str]] = []
+        #: Streams a test made itself, served as ``capture=NAME`` like a bundled one.
+        self.bodies: dict[str, bytes] = {}
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
@@ -372,6 +375,7 @@ class StreamServer:
         self.loop.close()
 
     def reset(self) -> None:
+        self.bodies.clear()
         self.stored.clear()
         self.seen.clear()
         self.defaults.clear()
@@ -412,7 +416,8 @@ class StreamServer:
             )
         if "no_newline" in query:
             return await self._no_newline(request)
-        data = capture_bytes(query.get("capture", f"{lane}_basic"), run="run" in query)
+        name = query.get("capture", f"{lane}_basic")
+        data = self.bodies.get(name) or capture_bytes(name, run="run" in query)
         events = split_events(data)
         if "ids" in query:
             events = [with_id(event) for event in events]
