@@ -91,9 +91,7 @@ def test_each_capture_ends_with_its_verdict(name: str) -> None:
 def test_basic_capture_event_sequence() -> None:
     _, events = run(capture("gemini_basic.sse"))
     assert [type(e) for e in events] == [
-        GeminiChunk, TextPart, UsageMetadata,
-        GeminiChunk, TextPart, UsageMetadata,
-        GeminiChunk, TextPart, UsageMetadata,
+        *[GeminiChunk, TextPart, UsageMetadata] * 6,
         GeminiChunk, FunctionCallPart, CandidateFinish, UsageMetadata,
         StreamEnd,
     ]
