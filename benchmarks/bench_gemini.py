@@ -142,7 +142,7 @@ def _reduce_sdk(chunks: list[Any]) -> dict[int, Any]:
 
 
 def _genai() -> Callable[[list[bytes]], Any]:
-    """``client.models.generate_content_stream(...)`` of a ``genai.Client`` whose httpx client
+    """`client.models.generate_content_stream(...)` of a `genai.Client` whose httpx client
     answers from memory, run to its last chunk (the SDK merges nothing: its chunks are its
     final object)."""
     from google import genai

@@ -98,7 +98,7 @@ class GeminiLane(Lane[GeminiEvent]):
             self._warn("unexpected_frame", f"a frame that is not a JSON object: {data[:80]!r}")
             out.append(GeminiUnknownFrame(payload))
             return
-        if "error" in payload:
+        if payload.get("error") is not None:  # a gateway's chunk may say "error": null
             self._failed(StreamError.from_payload(payload), payload, out)
             return
         if payload.keys().isdisjoint(RESPONSE_KEYS):
@@ -166,8 +166,10 @@ class GeminiLane(Lane[GeminiEvent]):
         if type(candidate) is not dict:
             self._bad_field("candidates[]", "an object", candidate)
             return
-        index = candidate.get("index", position)
-        if type(index) is not int or index < 0:
+        index = candidate.get("index")
+        if index is None:
+            index = position  # Google sends the index only with the finish
+        elif type(index) is not int or index < 0:
             self._bad_field("candidates[].index", "a non-negative integer", index)
             return
         candidates = self._snap.candidates

@@ -456,3 +456,9 @@ def test_orjson_loads_gives_the_same_result() -> None:
 def test_the_response_id_and_model_are_kept() -> None:
     lane, _ = run(chunk(text("x"), finish="STOP"))
     assert (lane.snapshot.response_id, lane.snapshot.model_version) == (RESPONSE_ID, MODEL)
+
+
+def test_a_chunk_that_says_error_null_is_no_failure() -> None:
+    lane, _ = run(encode_gemini_event({**payload(text("ok"), finish="STOP"), "error": None}))
+    assert lane.outcome is Outcome.COMPLETED and lane.snapshot.text == "ok"
+    assert "error" not in lane.snapshot.to_api()
