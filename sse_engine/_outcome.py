@@ -56,6 +56,19 @@ _NOT_RETRYABLE = frozenset(
         "request_too_large",
         "unsupported_parameter",
         "unsupported_value",
+        # Google's status words (google.rpc.Code), the `status` of its error envelope.
+        "INVALID_ARGUMENT",
+        "FAILED_PRECONDITION",
+        "OUT_OF_RANGE",
+        "PERMISSION_DENIED",
+        "NOT_FOUND",
+        "UNAUTHENTICATED",
+        "UNIMPLEMENTED",
+        # Gemini finish reasons that end a stream FAILED and say the request itself
+        # must change: a thought signature the client did not send back, an account
+        # the Prohibited Use Policy limits.
+        "MISSING_THOUGHT_SIGNATURE",
+        "PUP_LIMITED_DISABLED",
     }
 )
 
@@ -73,6 +86,15 @@ _RETRYABLE = frozenset(
         "stream_truncated",
         "internal_error",
         "service_unavailable",
+        # Google's status words: quota or rate limit, overload, a server error, a
+        # deadline (also retryable by their HTTP codes, 429, 503, 500, 504; listed so
+        # that an in-stream error, which has no HTTP status, is decided by its word).
+        "RESOURCE_EXHAUSTED",
+        "UNAVAILABLE",
+        "INTERNAL",
+        "DEADLINE_EXCEEDED",
+        "ABORTED",
+        "UNKNOWN",
     }
 )
 
@@ -154,6 +176,26 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else describe(value)
 
 
+#: The detail of Google's error envelope that says how long to wait (``"retryDelay": "31s"``).
+_RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+
+
+def _retry_delay(details: Any) -> float | None:
+    """The seconds of a Google ``RetryInfo`` detail's ``retryDelay`` (``"31s"``, ``"0.5s"``)."""
+    if type(details) is not list:
+        return None
+    for detail in details:
+        if type(detail) is dict and detail.get("@type") == _RETRY_INFO:
+            delay = detail.get("retryDelay")
+            if type(delay) is str and delay.endswith("s"):
+                try:
+                    seconds = float(delay[:-1])
+                except ValueError:
+                    return None
+                return seconds if 0 <= seconds < 1e9 else None  # NaN fails both
+    return None
+
+
 @attrs.frozen
 class StreamError:
     """Why a stream failed, in one shape whatever the wire said.
@@ -186,13 +228,17 @@ class StreamError:
         the flat ``{"type": "error", "code", "message", "param"}`` of a Responses
         ``error`` event, Anthropic's ``{"type": "error", "error": {"type", "message"}}``,
         and a bare error object ``{"code", "message"}`` (``response.error``).
-        An error without a code (Anthropic's always, OpenAI's ``"code": null``
-        on a Chat error frame) takes its error type as its code
-        (``overloaded_error``, ``server_error``, ...), and one with neither
-        takes ``unknown_error``: ``code`` is never None for an API error, in
-        every lane. ``retryable`` is judged on what the payload said, before
-        that. A ``request_id`` in the body is kept. Any other JSON value (a
-        string, a number, null, a list) becomes the message.
+        Google's ``{"error": {"code": 429, "message", "status":
+        "RESOURCE_EXHAUSTED", "details"}}`` has its ``status`` word as the code (its
+        numeric ``code`` is the HTTP status, which decides retrying when the word
+        does not and no ``status`` was given), and the ``retryDelay`` of its
+        ``RetryInfo`` detail as ``retry_after``. An error without a code
+        (Anthropic's always, OpenAI's ``"code": null`` on a Chat error frame)
+        takes its error type as its code (``overloaded_error``, ``server_error``,
+        ...), and one with neither takes ``unknown_error``: ``code`` is never
+        None for an API error, in every lane. ``retryable`` is judged on what the
+        payload said, before that. A ``request_id`` in the body is kept. Any
+        other JSON value (a string, a number, null, a list) becomes the message.
         """
         if not isinstance(payload, Mapping):
             text = payload if isinstance(payload, str) else describe(payload, 500)
@@ -206,7 +252,17 @@ class StreamError:
             error_type = None
         if code is None and isinstance(body.get("details"), Mapping):
             code = _text(body["details"].get("error_code"))
-        retryable = is_retryable(code, error_type, status)
+        decisive = status
+        retry_after = None
+        word = body.get("status")
+        if type(word) is str and word and not isinstance(body.get("code"), str):
+            # Google's shape: the status word names the error, the number is its HTTP status.
+            number = body.get("code")
+            code = word
+            if decisive is None and type(number) is int:
+                decisive = number
+            retry_after = _retry_delay(body.get("details"))
+        retryable = is_retryable(code, error_type, decisive)
         if code is None:
             # Anthropic's errors, and OpenAI's with "code": null (a Chat error
             # frame), name the failure by its type: that is their code.
@@ -223,6 +279,7 @@ class StreamError:
             status=status,
             retryable=retryable,
             raw=payload,
+            retry_after=retry_after,
             request_id=request_id if isinstance(request_id, str) else None,
         )
 

@@ -4,7 +4,8 @@ It serves the bundled captures (``sse_engine/captures/*.sse``) the way the
 documented gateways do, with faults a test switches on through query
 parameters of the POST (every client can send those):
 
-``capture=NAME``    the capture to stream (default ``<lane>_basic``)
+``capture=NAME``    the capture to stream (default ``<lane>_basic``), or a stream a test
+                    put in ``StreamServer.bodies`` under that name
 ``status=NNN``      a pre-stream error: a JSON error body with that status
 ``chunk=N``         write the body in pieces of N bytes (default: one write per event)
 ``cut=K:M,...``     connection i stops M bytes into event K (K counts the capture's
@@ -40,6 +41,10 @@ parameters of the POST (every client can send those):
                     page (``GET /v1/login``: a 200 ``text/html``), ``json`` is a 200
                     with the final response object (a server that ignored
                     ``stream=true``), ``text`` a 200 ``text/plain``
+
+Gemini's ``POST /{v1beta,v1}/models/{model}:streamGenerateContent?alt=sse`` (what
+google-genai calls, and the docs' examples under ``/v1``) serves the ``gemini``
+captures the same way, its errors in Google's envelope.
 
 ``GET /v1/responses/{id}?stream=true&starting_after=N`` resumes a stream the
 server has served, as Kindo documents it: events with ``sequence_number > N``
@@ -81,6 +86,8 @@ from sse_engine._reconnect import Reconnecting
 CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
 KEEPALIVE = b": keepalive\n\n"
 LANES = {"chat/completions": "chat", "responses": "responses", "messages": "messages"}
+#: The method of Gemini's stream path (``models/{model}:streamGenerateContent``).
+GEMINI_METHOD = ":streamGenerateContent"
 MAX_SILENCE = 5.0
 NO_NEWLINE_LIMIT = 2 * 1024 * 1024
 
@@ -99,6 +106,16 @@ _OPENAI_ERRORS: dict[int, tuple[str, str, str | None, str | None]] = {
     500: ("server_error", "The server had an error while processing your request.", None, None),
     529: ("server_error", "The upstream provider is overloaded.", None, "overloaded"),
 }
+_GOOGLE_ERRORS: dict[int, tuple[str, str]] = {
+    400: ("INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified"),
+    401: ("UNAUTHENTICATED", "Request had invalid authentication credentials."),
+    403: ("PERMISSION_DENIED", "Method doesn't allow unregistered callers."),
+    404: ("NOT_FOUND", "models/gemini-9 is not found for API version v1beta."),
+    429: ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
+    500: ("INTERNAL", "An internal error has occurred. Please retry or report."),
+    503: ("UNAVAILABLE", "The model is overloaded. Please try again later."),
+    504: ("DEADLINE_EXCEEDED", "Deadline expired before operation could complete."),
+}
 _ANTHROPIC_ERRORS: dict[int, tuple[str, str]] = {
     400: ("invalid_request_error", "messages: at least one message is required"),
     401: ("authentication_error", "invalid x-api-key"),
@@ -109,11 +126,21 @@ _ANTHROPIC_ERRORS: dict[int, tuple[str, str]] = {
 }
 
 
+def lane_of_path(path: str) -> str | None:
+    """The lane a POST path streams (Gemini's names the model), or None."""
+    if path.endswith(GEMINI_METHOD) and "/models/" in path:
+        return "gemini"
+    return LANES.get(path.removeprefix("/v1/"))
+
+
 def error_body(lane: str, status: int) -> bytes:
     """The JSON error body the server sends for ``status`` on ``lane``."""
     bundled = CAPTURES / f"{lane}_prestream_{status}.json"
     if bundled.exists():
         return bundled.read_bytes()
+    if lane == "gemini":
+        word, text = _GOOGLE_ERRORS[status]
+        return json.dumps({"error": {"code": status, "message": text, "status": word}}).encode()
     if lane == "messages":
         kind, message = _ANTHROPIC_ERRORS[status]
         payload: dict[str, Any] = {
@@ -204,6 +231,9 @@ def late_failure(lane: str, status: int) -> list[bytes]:
     """The in-stream form of the failure whose pre-stream body is ``error_body(lane, status)``."""
     body = error_body(lane, status)
     payload = json.loads(body)
+    if lane == "gemini":  # Google's error frame: the body's envelope (out of its array)
+        envelope = payload[0] if isinstance(payload, list) else payload
+        return [b"data: " + json.dumps(envelope).encode() + b"\r\n\r\n"]
     flat = json.dumps(payload, separators=(",", ":")).encode()
     if lane == "chat":
         return [b"data: " + flat + b"\n\n", b"data: [DONE]\n\n"]
@@ -313,6 +343,8 @@ class StreamServer:
         #: One entry per POST, taken in order: the parameters of that attempt
         #: (they win over ``defaults``; the POST's own query wins over both).
         self.queue: list[dict[str, str]] = []
+        #: Streams a test made itself, served as ``capture=NAME`` like a bundled one.
+        self.bodies: dict[str, bytes] = {}
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
@@ -326,6 +358,7 @@ class StreamServer:
         app = web.Application()
         for path in LANES:
             app.router.add_post(f"/v1/{path}", self._post)
+        app.router.add_post("/{version}/models/{call}", self._post)
         app.router.add_get("/v1/responses/{id}", self._resume)
         app.router.add_get("/v1/login", self._login)
         self._runner = web.AppRunner(
@@ -347,6 +380,7 @@ class StreamServer:
         self.loop.close()
 
     def reset(self) -> None:
+        self.bodies.clear()
         self.stored.clear()
         self.seen.clear()
         self.defaults.clear()
@@ -367,7 +401,9 @@ class StreamServer:
     async def _post(self, request: web.Request) -> web.StreamResponse:
         self._record(request)
         await request.read()
-        lane = LANES[request.path.removeprefix("/v1/")]
+        lane = lane_of_path(request.path)
+        if lane is None:
+            return _json_error(404, f"No route for {request.path}.", "not_found")
         script = self.queue.pop(0) if self.queue else {}
         query = {**self.defaults, **script, **request.query}
         if "status" in query:
@@ -385,7 +421,8 @@ class StreamServer:
             )
         if "no_newline" in query:
             return await self._no_newline(request)
-        data = capture_bytes(query.get("capture", f"{lane}_basic"), run="run" in query)
+        name = query.get("capture", f"{lane}_basic")
+        data = self.bodies.get(name) or capture_bytes(name, run="run" in query)
         events = split_events(data)
         if "ids" in query:
             events = [with_id(event) for event in events]

@@ -34,9 +34,9 @@ from typing import Any
 
 import attrs
 import pytest
-from server import StreamServer, capture_bytes
+from server import StreamServer, capture_bytes, lane_of_path
 
-from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
+from sse_engine import FORMATS
 from sse_engine._lane import Lane
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,9 +48,6 @@ _FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)(?P<info>.*)$")
 _MARKER = re.compile(r"^\s*<!--\s*(?P<kind>excerpt|fragment):\s*(?P<arg>.*?)\s*-->\s*$")
 #: How a block prints the verdict: ``Outcome.TRUNCATED`` (the enum) or ``outcome: truncated``.
 _OUTCOME = re.compile(r"\b(?:Outcome\.|outcome: ?)(completed|incomplete|failed|truncated)\b", re.I)
-_LANE_OF_PATH = {
-    "/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/messages": "messages",
-}
 
 
 @attrs.frozen
@@ -246,14 +243,14 @@ def run_block(
         [sys.executable, str(path)], cwd=path.parent, env=env, capture_output=True, text=True,
         timeout=RUN_TIMEOUT, check=False,
     )
-    lanes = frozenset(_LANE_OF_PATH[s.path] for s in server.seen if s.path in _LANE_OF_PATH)
+    lanes = frozenset(
+        lane for s in server.seen if s.method == "POST" and (lane := lane_of_path(s.path))
+    )
     resumed = any(s.method == "GET" for s in server.seen)
     return Run(done.returncode, done.stdout, done.stderr, lanes, resumed)
 
 
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane,
-}
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 
 
 def assembled(capture: str) -> dict[str, str]:
@@ -269,7 +266,7 @@ def assembled(capture: str) -> dict[str, str]:
     if lane_name == "responses":
         refusal = "".join(item.refusal or "" for item in snapshot.items)
         return {"text": snapshot.output_text, "refusal": refusal}
-    return {"text": snapshot.text, "refusal": ""}
+    return {"text": snapshot.text, "refusal": ""}  # Messages, Gemini: no refusal field
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.id)

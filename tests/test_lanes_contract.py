@@ -1,7 +1,7 @@
 """What every lane promises alike (issues 11, 15, 16): wrong lanes, headers, warnings, input.
 
-Each test runs all three lanes on the bundled captures, so a rule lives here
-once instead of in three lane folders.
+Each test runs every lane of ``FORMATS`` on the bundled captures, so a rule
+lives here once instead of in each lane folder.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sse_engine import (
+    FORMATS,
     ChatCompletionsLane,
     Lane,
     MessagesLane,
@@ -32,17 +33,14 @@ from sse_engine import (
 )
 
 CAPTURES = Path(__file__).resolve().parents[1] / "sse_engine" / "captures"
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 STREAMS = sorted(p.name for p in CAPTURES.glob("*.sse") if p.name != "sample.sse")
 #: Captures whose verdict comes from an error report: every lane reads a
 #: server failure as that failure, whatever lane it was meant for.
 ERRORS = {
     "chat_error.sse",
     "chat_slow_start_error.sse",
+    "gemini_error.sse",
     "messages_error.sse",
     "responses_error.sse",
 }
@@ -298,6 +296,7 @@ CAFE = {
     b'"response":{"id":"resp_1","object":"response","status":"in_progress","x":"caf\xe9"}}\n\n',
     "messages": b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1",'
     b'"model":"caf\xe9\xe9","content":[],"usage":{}}}\n\n',
+    "gemini": b'data: {"candidates": [{"content": {"parts": [{"text": "caf\xe9"}]}}]}\r\n\r\n',
 }
 
 
@@ -480,7 +479,9 @@ def test_a_lane_that_cannot_resume_says_so(cls: type[Lane[Any]]) -> None:
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(["type", "error", "code", "message"]), inner, max_size=4),
+    | st.dictionaries(
+        st.sampled_from(["type", "error", "code", "message", "status"]), inner, max_size=4
+    ),
     max_leaves=12,
 )
 

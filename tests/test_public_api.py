@@ -7,7 +7,7 @@ import inspect
 from pathlib import Path
 
 import sse_engine
-from sse_engine import chat, messages, responses
+from sse_engine import chat, gemini, messages, responses
 
 
 def test_every_exported_name_exists_and_has_a_docstring() -> None:
@@ -31,7 +31,7 @@ def test_no_public_name_is_left_out_of_all() -> None:
 
 
 def test_lane_modules_export_what_they_define() -> None:
-    for module in (chat, messages, responses):
+    for module in (chat, messages, responses, gemini):
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.{name}"
             obj = getattr(module, name)
@@ -44,6 +44,7 @@ def test_lane_classes_share_the_contract() -> None:
         sse_engine.ChatCompletionsLane,
         sse_engine.ResponsesLane,
         sse_engine.MessagesLane,
+        sse_engine.GeminiLane,
     ):
         lane = lane_class()
         assert isinstance(lane, sse_engine.Lane)
@@ -67,6 +68,8 @@ _PINNED: dict[str, frozenset[str]] = {
             "DEFAULT_MAX_EVENT_SIZE",
             "DEFAULT_MAX_RECONNECTS",
             "EventTooLarge",
+            "GeminiLane",
+            "GeminiSnapshot",
             "Lane",
             "LaneEvent",
             "LaneWarning",
@@ -91,6 +94,7 @@ _PINNED: dict[str, frozenset[str]] = {
             "encode_chat_event",
             "encode_comment",
             "encode_event",
+            "encode_gemini_event",
             "encode_json",
             "encode_lane_events",
             "encode_messages_event",
@@ -185,6 +189,31 @@ _PINNED: dict[str, frozenset[str]] = {
             "ThinkingDelta",
             "ToolUseStop",
             "UnknownEvent",
+        }
+    ),
+    "sse_engine.gemini": frozenset(
+        {
+            "BLOCK_REASONS",
+            "COMPLETED_FINISH_REASONS",
+            "FAILED_FINISH_REASONS",
+            "INCOMPLETE_FINISH_REASONS",
+            "CandidateEvent",
+            "CandidateField",
+            "CandidateFinish",
+            "CandidateSnapshot",
+            "FunctionCallPart",
+            "GeminiChunk",
+            "GeminiError",
+            "GeminiEvent",
+            "GeminiLane",
+            "GeminiSnapshot",
+            "GeminiUnknownFrame",
+            "OtherPart",
+            "PromptFeedback",
+            "TextPart",
+            "ThoughtPart",
+            "UsageMetadata",
+            "encode_gemini_event",
         }
     ),
 }

@@ -28,7 +28,7 @@ import attrs
 import pytest
 
 import sse_engine
-from sse_engine import LaneEvent, StreamEnd, StreamRestarted, chat, messages, responses
+from sse_engine import LaneEvent, StreamEnd, StreamRestarted, chat, gemini, messages, responses
 from sse_engine.responses import RESPONSES_EVENT_TYPES
 from sse_engine.responses._types import EVENT_TYPES
 
@@ -41,10 +41,12 @@ SCRIPTS: dict[str, str] = {
         from typing import TypeVar, assert_type
 
         from sse_engine import (
-            ChatCompletionsLane, LaneLike, MessagesLane, PartStream, Reconnecting,
-            ResponsesLane, StreamEnd, StreamError, StreamRestarted, aiter_events, iter_events,
+            ChatCompletionsLane, GeminiLane, GeminiSnapshot, LaneLike, MessagesLane, PartStream,
+            Reconnecting, ResponsesLane, StreamEnd, StreamError, StreamRestarted, aiter_events,
+            iter_events,
         )
         from sse_engine.chat import ChatContentDelta, ChatEvent, ChatToolCallEnd
+        from sse_engine.gemini import FunctionCallPart, GeminiEvent, TextPart
         from sse_engine.messages import MessagesEvent, ToolUseStop
         from sse_engine.parts import Part, TextDelta
         from sse_engine.responses import (
@@ -87,6 +89,18 @@ SCRIPTS: dict[str, str] = {
             print(item.text if item is not None else lane.snapshot.output_text)
 
 
+        def gemini(chunks: Iterable[bytes]) -> None:
+            lane = GeminiLane()
+            assert_type(lane.feed(b""), list[GeminiEvent])
+            assert_type(lane.snapshot, GeminiSnapshot)
+            for event in iter_events(GeminiLane(), chunks):
+                assert_type(event, GeminiEvent | Reconnecting)
+                if isinstance(event, FunctionCallPart):
+                    print(event.name.upper(), event.args, event.candidate + 1)
+                elif isinstance(event, TextPart):
+                    print(event.text)
+
+
         def parts(chunks: Iterable[bytes]) -> None:
             for part in iter_events(PartStream(ChatCompletionsLane()), chunks):
                 assert_type(part, Part | Reconnecting)
@@ -112,7 +126,7 @@ SCRIPTS: dict[str, str] = {
     """,
     # Another lane's class on a lane's events: the branch can never run.
     "cross_lane": """
-        from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
+        from sse_engine import ChatCompletionsLane, GeminiLane, MessagesLane, ResponsesLane
         from sse_engine.chat import ChatChoiceEvent, ChatToolCallEnd
         from sse_engine.messages import TextBlockDelta
         from sse_engine.responses import ResponseContentDeltaEvent
@@ -129,6 +143,9 @@ SCRIPTS: dict[str, str] = {
         for done in ResponsesLane().close():
             if isinstance(done, TextBlockDelta):  # E: unreachable
                 print(done)  # E: unreachable
+        for chunk in GeminiLane().feed(b""):
+            if isinstance(chunk, TextDelta):  # E: unreachable
+                print(chunk)  # E: unreachable
     """,
     # The Messages lane's text event (TextBlockDelta) is not a part.
     "parts_name_clash": """
@@ -231,9 +248,13 @@ def test_the_package_itself_is_clean_under_the_same_flags(
 
 
 UNIONS = {
-    chat: chat.ChatEvent, responses: responses.ResponsesEvent, messages: messages.MessagesEvent
+    chat: chat.ChatEvent, responses: responses.ResponsesEvent, messages: messages.MessagesEvent,
+    gemini: gemini.GeminiEvent,
 }
-SHARED = {chat: {StreamEnd}, responses: {StreamEnd, StreamRestarted}, messages: {StreamEnd}}
+SHARED = {
+    chat: {StreamEnd}, responses: {StreamEnd, StreamRestarted}, messages: {StreamEnd},
+    gemini: {StreamEnd},
+}
 
 
 @pytest.mark.parametrize("module", list(UNIONS), ids=lambda m: m.__name__)

@@ -93,11 +93,15 @@ def recognize_error(event: str, payload: Any) -> str | None:
     """A data-only ``{"error": {...}}`` frame: only Chat Completions sends errors untyped.
 
     A JSON error body (``event == ""``) in that envelope could be Chat or
-    Responses, so it names no format.
+    Responses, so it names no format. An error object with a ``status`` word is
+    Google's envelope (OpenAI's error object has none): not claimed.
     """
     if event != "message" or type(payload) is not dict or "type" in payload:
         return None
-    return "a data-only error frame" if type(payload.get("error")) is dict else None
+    inner = payload.get("error")
+    if type(inner) is not dict or type(inner.get("status")) is str:
+        return None
+    return "a data-only error frame"
 
 
 #: A failure as this API's error body (``{"error": {...}}``) and in-stream error frame.

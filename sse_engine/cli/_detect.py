@@ -16,6 +16,7 @@ from sse_engine._formats import FORMATS
 from sse_engine._headers import content_type as media_type_of
 from sse_engine._headers import is_event_stream
 from sse_engine._lane import Lane
+from sse_engine._lane_body import only_element
 from sse_engine._outcome import Outcome
 from sse_engine._parser import SSEParser
 from sse_engine._sse import ServerSentEvent
@@ -82,8 +83,9 @@ def _check_readable(body: bytes) -> None:
         raise Unreadable("binary data, not a text event stream (mostly invalid UTF-8)")
 
 
-def _error_body(body: bytes) -> dict[str, Any] | None:
-    """The JSON object of a pre-stream error body, or None when the body is not one."""
+def _error_body(body: bytes) -> Any:
+    """The JSON of a pre-stream error body (an error object, or a one-element array of one,
+    as Google sends), or None when the body is not one."""
     head = body.lstrip()[:1]
     if head not in (b"{", b"["):
         return None
@@ -91,7 +93,8 @@ def _error_body(body: bytes) -> dict[str, Any] | None:
         value = json.loads(body.decode("utf-8", "replace"))
     except (ValueError, RecursionError):  # too deep for json.loads counts as not JSON
         return None  # not JSON after all: let the SSE checks explain
-    if isinstance(value, dict) and ("error" in value or value.get("type") == "error"):
+    envelope = value if isinstance(value, dict) else only_element(value)
+    if envelope is not None and ("error" in envelope or envelope.get("type") == "error"):
         return value
     what = "object" if isinstance(value, dict) else type(value).__name__
     raise Unreadable(

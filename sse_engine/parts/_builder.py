@@ -270,16 +270,19 @@ class PartBuilder:
         server: bool = False,
         plain: bool = False,
         item_id: str | None = None,
+        raw: Any = None,
     ) -> tuple[ToolCall, int]:
         """A tool call opened: the call the later parts of it go to, and its index.
 
         ``plain``: its input is plain text, not JSON. ``server``: the server
         runs it (see :attr:`ToolCall.server`). ``item_id``: the provider's id
-        for the item holding it (see :attr:`ToolCallStart.item_id`).
+        for the item holding it (see :attr:`ToolCallStart.item_id`). ``raw``:
+        the provider's own object for the call (see :attr:`ToolCall.raw`).
         """
         call = ToolCall.streaming(
             id, name, type, server=server, plain=plain, partial_strings=self.partial_strings
         )
+        call.raw = raw
         calls = self.turn(choice).tool_calls
         index = len(calls)
         self.out.append(ToolCallStart(id, name, index, choice, call=call, item_id=item_id))

@@ -75,6 +75,10 @@ class ToolCall(_ByValue):
     ``server_tool_use``, ...). ``server`` is True for calls the server runs
     itself (hosted MCP and Kindo calls, Anthropic server tools): their result
     comes from the server, the client has nothing to run.
+
+    ``raw`` is the provider's own object for the call, where it carries what
+    the provider needs back with it (a Gemini ``functionCall`` part, with its
+    ``thoughtSignature``), else None. Not part of equality.
     """
 
     __slots__ = (
@@ -89,6 +93,7 @@ class ToolCall(_ByValue):
         "id",
         "input_error",
         "name",
+        "raw",
         "result",
         "server",
         "type",
@@ -105,6 +110,7 @@ class ToolCall(_ByValue):
         type: str = "function",
         server: bool = False,
         input_error: str | None = None,
+        raw: Any = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -112,6 +118,7 @@ class ToolCall(_ByValue):
         self.server = server
         self.done = done
         self.input_error = input_error
+        self.raw = raw
         #: For a call the server runs: its result, as the provider sent it (see
         #: :class:`~sse_engine.parts.ServerToolResult`); None until then, and for
         #: a call the client runs.

@@ -129,6 +129,9 @@ class Emitter:
     #: blocks, Responses reasoning items), which separate the source's blocks;
     #: else (Chat) the blank line between them is written as reasoning text.
     reasoning_blocks: ClassVar[bool] = True
+    #: What a keepalive is on the target's wire: bytes its clients skip that still
+    #: reset their read timeouts (a comment line, unless its clients fail on one).
+    keepalive: ClassVar[bytes] = KEEPALIVE
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         self._given_model = model
@@ -298,7 +301,8 @@ class Emitter:
             self._tools.add((part.choice, part.index))
             self.tool_calls[part.choice] = self.tool_calls.get(part.choice, 0) + 1
             plain = call is not None and call.plain
-            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out)
+            raw = None if call is None else call.raw
+            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out, raw)
 
     def _on_tool_delta(self, part: ToolCallDelta, out: list[bytes]) -> None:
         if part.text and (part.choice, part.index) in self._tools:

@@ -17,17 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sse_engine import ChatCompletionsLane, Lane, MessagesLane, Outcome, ResponsesLane
+from sse_engine import FORMATS, Lane, Outcome, ResponsesLane
 from sse_engine.relay import Relay
 
 CAPTURES_DIR = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
 CAPTURES = {path.name: path.read_bytes() for path in sorted(CAPTURES_DIR.glob("*.sse"))}
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
-TARGETS: tuple[str, ...] = ("chat", "responses", "messages")
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
+TARGETS: tuple[str, ...] = tuple(FORMATS)
 GARBAGE = st.one_of(
     st.binary(max_size=40),
     st.sampled_from(
@@ -41,6 +37,9 @@ GARBAGE = st.one_of(
             b'data: {"choices":"x"}\n\n',
             b'event: message_stop\ndata: {"type":"message_stop"}\n\n',
             b'event: response.completed\ndata: {"type":"response.completed"}\n\n',
+            b'data: {"candidates": "x"}\r\n\r\n',
+            b'data: {"candidates": [{"finishReason": "STOP"}]}\r\n\r\n',
+            b'data: {"error": {"code": 503, "message": "down", "status": "UNAVAILABLE"}}\r\n\r\n',
             b"\xff\xfe",
         ]
     ),
