@@ -6,12 +6,15 @@ block of reasoning whose end (its ``output_item.done``, or its final form in
 the terminal response) carries the item's ``id`` and ``encrypted_content``.
 Tool calls are the items ``CALL_ITEMS`` marks as calls of the turn:
 ``function_call``, ``custom_tool_call`` (plain-text input), the server-run
-``mcp_call`` and ``kindo_call``, and the built-in tools the client runs,
+``mcp_call``, ``kindo_call`` and ``web_search_call`` (named ``web_search``,
+its input the item's ``action``: the final item is the call's
+``ServerToolResult``), and the built-in tools the client runs,
 ``local_shell_call``, ``apply_patch_call`` and a ``shell_call`` in a local
 environment or none (named ``local_shell``, ``apply_patch``, ``shell``; the
-input is the item's ``action`` or ``operation`` as JSON). Hosted tools (a
-``shell_call`` in a container, web search, code interpreter, ...) make no
-parts.
+input is the item's ``action`` or ``operation`` as JSON). A text part's
+annotations (``annotation.added``, and those of its announced and final
+forms: each one once) are ``Citation`` parts. Other hosted tools
+(a ``shell_call`` in a container, code interpreter, ...) make no parts.
 
 The parts follow the events; the texts are the lane's. Each delta is shown
 as it comes, and the translator keeps only how much of each content part it
@@ -71,6 +74,7 @@ from sse_engine.responses._wire import (
     PART_CHANNELS,
     UNFINISHED_STATUSES,
     CallKind,
+    annotation_fields,
     usage_from_wire,
 )
 
@@ -110,6 +114,8 @@ class ResponsesParts(Translator):
         self._early: set[int] = set()  # items an event referred to before that
         self._pending: dict[int, list[_CallInput]] = {}  # a call's input events, waiting for it
         self._messages: set[int] = set()  # message items whose opening was told
+        # (output_index, content_index, annotation_index) of each annotation cited.
+        self._cited: set[tuple[int, int, int]] = set()
         self._ending: str | None = None
 
     def raw_reasons(self) -> Mapping[int, str | None]:
@@ -147,6 +153,10 @@ class ResponsesParts(Translator):
         for item in self.lane.snapshot.items:
             if item.done and item.output_index not in self._done:
                 self._item_done(item.output_index, item.item)
+        output = response.get("output")
+        for index, final in enumerate(output if type(output) is list else ()):
+            if type(final) is dict:  # annotations its final items add
+                self._cite_item(index, final)
         usage = response.get("usage")
         if type(usage) is dict:
             self.builder.usage(usage_from_wire(usage))
@@ -186,6 +196,7 @@ class ResponsesParts(Translator):
         self._open(index, item.get("type"), _id(item))
         if not early:  # else the lane keeps what the events built, not this opening's content
             self._show_parts(index, item)
+            self._cite_item(index, item)
 
     def _item_done(self, index: int, item: Mapping[str, Any]) -> None:
         again = index in self._done
@@ -204,6 +215,8 @@ class ResponsesParts(Translator):
                     self._catch_up(call, position, text)
             else:
                 self.builder.call_end(call, position, 0, text)
+                if kind.server:  # the item says what came of it (output, error, sources)
+                    self.builder.server_result(call, position, item)
             return
         self._done.add(index)
         self._pending.pop(index, None)
@@ -211,6 +224,7 @@ class ResponsesParts(Translator):
         if not again:
             self._open(index, item.get("type"), _id(item))
         self._texts.settle_item(index, item)
+        self._cite_item(index, item)
         if reasoning and not again and item.get("status") not in UNFINISHED_STATUSES:
             encrypted = item.get("encrypted_content")
             self.builder.reasoning_end(
@@ -288,11 +302,37 @@ class ResponsesParts(Translator):
             self._texts.show(key, channel, text or "")
         else:
             self._texts.settle(key, channel, text)
+        self._cite_part(event.output_index, event.content_index, event.part)
 
     def _annotation(self, event: ResponseAnnotationEvent) -> None:
-        # No part of its own yet; the lane opens the part (and the item) it is about.
-        if self._note(event.output_index, "text", event.item_id):
-            self._texts.known((event.output_index, "content", event.content_index), "text")
+        # The lane opens the part (and the item) it is about.
+        index, position = event.output_index, event.content_index
+        if self._note(index, "text", event.item_id):
+            self._texts.known((index, "content", position), "text")
+            self._cite(index, position, event.annotation_index, event.annotation)
+
+    def _cite_item(self, index: int, item: Mapping[str, Any]) -> None:
+        """The annotations of a message item's text parts (its opening or final form)."""
+        content = item.get("content") if item.get("type") == "message" else None
+        for position, part in enumerate(content if type(content) is list else ()):
+            if type(part) is dict:
+                self._cite_part(index, position, part)
+
+    def _cite_part(self, index: int, position: int, part: Mapping[str, Any]) -> None:
+        annotations = part.get("annotations")
+        for number, annotation in enumerate(annotations if type(annotations) is list else ()):
+            self._cite(index, position, number, annotation)
+
+    def _cite(self, index: int, position: int, number: int, annotation: Any) -> None:
+        """Annotation ``number`` of text part ``position`` of item ``index``, cited once."""
+        key = (index, position, number)
+        if key in self._cited or type(annotation) is not dict:
+            return
+        kind = annotation.get("type")
+        if type(kind) is str:
+            self._cited.add(key)
+            url, title = annotation_fields(annotation)
+            self.builder.citation(kind, annotation, url=url, title=title)
 
     def _summary_delta(self, event: ResponseSummaryTextDeltaEvent) -> None:
         key = (event.output_index, "summary", event.summary_index)

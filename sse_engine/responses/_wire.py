@@ -33,6 +33,7 @@ __all__ = [
     "UNFINISHED_STATUSES",
     "CallKind",
     "ResponsesEventType",
+    "annotation_fields",
     "error_body",
     "recognize",
     "usage_from_wire",
@@ -208,6 +209,9 @@ _CALLS: Final = (
     CallKind("custom_tool_call", "input", "custom_tool_call_input", plain=True, id_prefix="ctc"),
     CallKind("mcp_call", "arguments", "mcp_call_arguments", server=True),
     CallKind("kindo_call", "arguments", "kindo_call_arguments", server=True),
+    # A web search the server ran: its input is the item's action (the query), the
+    # final item what came of it (the results are the text's annotations).
+    CallKind("web_search_call", "action", None, server=True, name="web_search"),
     # Run by the client (the openai SDK's types: the local shell, a shell in a
     # local environment or none given, a patch to apply): their input is the
     # final item's object, not streamed.
@@ -245,6 +249,19 @@ PART_CHANNELS: Final[Mapping[str, Literal["text", "refusal", "reasoning"]]] = {
     "reasoning_text": "reasoning",
     "summary_text": "reasoning",
 }
+
+
+def annotation_fields(annotation: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """A text part's annotation (a citation): its ``url`` and title, each None if it has none.
+
+    A ``url_citation`` has a ``url`` and ``title``; a ``file_citation`` or
+    ``container_file_citation`` a ``filename`` (its title here); a
+    ``file_path`` neither.
+    """
+    url, title = annotation.get("url"), annotation.get("title")
+    if title is None:
+        title = annotation.get("filename")
+    return url if type(url) is str else None, title if type(title) is str else None
 
 
 def recognize(event: str, payload: Any) -> str | None:

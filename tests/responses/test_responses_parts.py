@@ -95,7 +95,7 @@ def test_responses_custom_tool_input_is_plain_text() -> None:
     assert custom.input == custom.arguments == "Incident 2731 mitigated; p99 back to 412 ms."
     assert not custom.server and custom.id == "call_ctc_01"
     servers = {c.type for c in stream.turn.tool_calls if c.server}
-    assert servers == {"mcp_call", "kindo_call"}
+    assert servers == {"web_search_call", "mcp_call", "kindo_call"}
     kindo = next(c for c in stream.turn.tool_calls if c.type == "kindo_call")
     assert kindo.input == {"incident_id": 2731, "fields": ["status", "owner"]}
     assert not any(isinstance(p, ToolCallEnd) and p.input_error for p in parts)
@@ -621,5 +621,5 @@ def test_the_kindo_captures_shell_call_is_the_clients_with_its_action() -> None:
     assert shell.input == {"commands": ["kubectl get pods -n api",
                                         "kubectl logs deploy/api --tail=20"],
                            "timeout_ms": 10000, "max_output_length": 4096}
-    web = [c for c in stream.turn.tool_calls if c.type == "web_search_call"]
-    assert web == []  # hosted: the server ran it
+    (web,) = [c for c in stream.turn.tool_calls if c.type == "web_search_call"]
+    assert web.server and web.name == "web_search"  # the server ran it: nothing to run
