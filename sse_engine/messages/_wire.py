@@ -21,6 +21,7 @@ __all__ = [
     "INCOMPLETE_STOP_REASONS",
     "PATHS",
     "REASONING_BLOCKS",
+    "RELAYED_CITATIONS",
     "SERVER_TOOL_BLOCKS",
     "STOP_REASONS",
     "TOOL_BLOCK_TYPES",
@@ -84,6 +85,14 @@ TOOL_BLOCK_TYPES: Final = frozenset({"tool_use", "server_tool_use", "mcp_tool_us
 SERVER_TOOL_BLOCKS: Final = frozenset({"server_tool_use", "mcp_tool_use"})
 #: The blocks of reasoning.
 REASONING_BLOCKS: Final = frozenset({"thinking", "redacted_thinking"})
+
+
+#: The citations a relay to Messages writes: those pointing at what the client's request
+#: holds (its documents, its search results). A ``web_search_result_location`` points at
+#: a server search whose blocks are not relayed (the upstream ran it), so it is not.
+RELAYED_CITATIONS: Final = frozenset(
+    {"char_location", "page_location", "content_block_location", "search_result_location"}
+)
 
 
 def server_result_of(kind: str, block: Any) -> str | None:

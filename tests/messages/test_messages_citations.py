@@ -11,8 +11,10 @@ it answers, and that call's ``result`` is the block the SDK has.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_messages import (
@@ -27,7 +29,19 @@ from test_messages import (
 from test_messages_sdk import sdk_message
 from wire_turns import read
 
-from sse_engine.parts import Citation, Part, ServerToolResult, ToolCallEnd
+from sse_engine import FORMATS, Outcome
+from sse_engine.messages import MessagesLane
+from sse_engine.parts import (
+    Citation,
+    Finish,
+    Part,
+    PartStream,
+    ServerToolResult,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from sse_engine.relay import Relay
 
 
 def _sdk_citations(message: dict[str, Any]) -> list[Any]:
@@ -155,3 +169,55 @@ def test_any_split_gives_the_same_citations_and_results(data: st.DataObject) -> 
         c.raw for c in whole_stream.turn.citations]
     assert [c.result for c in stream.turn.tool_calls] == [
         c.result for c in whole_stream.turn.tool_calls]
+
+
+# -- relayed ----------------------------------------------------------------------------------
+
+
+def _relayed(body: bytes, to: str, cuts: list[int] = []) -> bytes:  # noqa: B006
+    relay = Relay(MessagesLane(), to=to, created=1754000000)
+    bounds = [0, *sorted(c for c in cuts if 0 < c < len(body)), len(body)]
+    out = b"".join(relay.feed(body[a:b]) for a, b in itertools.pairwise(bounds))
+    return out + relay.close()
+
+
+def test_a_messages_relay_writes_the_citations_of_the_requests_documents() -> None:
+    # The anthropic SDK reads the relayed text blocks with the source's document and
+    # search-result citations; the server tools' blocks are not relayed, so neither is a
+    # citation of a web search.
+    ours = sdk_message(_relayed(every_kind(), "messages"), beta=True)
+    assert _sdk_citations(ours) == [CHAR, PAGE, SEARCH, {**CHAR, "cited_text": "again"}]
+    assert [b["type"] for b in ours["content"]] == ["text"]
+    assert ours["content"][0]["text"] == "Known: So it is."
+    web = sdk_message(_relayed(capture("messages_web_search.sse"), "messages"))
+    assert _sdk_citations(web) == [] and [b["type"] for b in web["content"]] == ["text"]
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(cuts=st.lists(st.integers(0, 4000), max_size=8))
+def test_the_relayed_citations_do_not_depend_on_the_reads(cuts: list[int]) -> None:
+    body = every_kind()
+    assert _relayed(body, "messages", cuts) == _relayed(body, "messages")
+
+
+@pytest.mark.parametrize("target", ["chat", "responses", "gemini"])
+def test_another_target_writes_no_citation(target: str) -> None:
+    # An Anthropic citation is no other provider's object: the text alone goes.
+    out = _relayed(every_kind(), target)
+    assert b"char_location" not in out and b"a fact" not in out
+
+
+def test_a_citation_of_text_behind_an_open_tool_call_waits_for_its_block() -> None:
+    # Parts need not be sequential (a Chat source's tool call stays open while text
+    # streams): the text's block opens after the call's, and its citation goes with it.
+    emitter = FORMATS["messages"].emitter(model="m", id="msg_1", created=0)
+    source = PartStream(MessagesLane())
+    cite = Citation("char_location", None, "Notes", "a fact", raw=CHAR)
+    parts: list[Part] = [
+        ToolCallStart("toolu_1", "f", 0), TextDelta("cited"), cite,
+        ToolCallEnd("toolu_1", "f", "{}", {}, 0),
+        Finish("tool_calls", Outcome.COMPLETED),
+    ]
+    ours = sdk_message(emitter.emit(parts, source))
+    assert [b["type"] for b in ours["content"]] == ["tool_use", "text"]
+    assert ours["content"][1]["citations"] == [CHAR]
