@@ -129,7 +129,6 @@ SCRIPTS: dict[str, str] = {
         from sse_engine import ChatCompletionsLane, GeminiLane, MessagesLane, ResponsesLane
         from sse_engine.chat import ChatChoiceEvent, ChatToolCallEnd
         from sse_engine.messages import TextBlockDelta
-        from sse_engine.parts import TextDelta
         from sse_engine.responses import ResponseContentDeltaEvent
 
         for chat_event in ChatCompletionsLane().feed(b""):
