@@ -41,7 +41,7 @@ import sys
 from typing import Literal, overload
 
 from sse_engine._errors import UsageError
-from sse_engine._parser_blocks import FEW, LONG_TAIL, SPLIT, BlockParser
+from sse_engine._parser_blocks import FEW, LONG_CRLF, LONG_TAIL, SPLIT, BlockParser
 from sse_engine._parser_lines import (
     AFTER_CR,
     BOM,
@@ -174,8 +174,9 @@ class SSEParser(BlockParser[Item]):
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Item]:
         """Parse the next bytes of the stream; return the items they complete."""
+        items: list[Item] = []
         if self._state is not OPEN or type(data) is not bytes or _CR in data:
-            data = self._lf_only(data)
+            data = self._lf_only(data, items)
             n = len(data)
         else:
             n = len(data)
@@ -188,19 +189,16 @@ class SSEParser(BlockParser[Item]):
         if last < 0 and (not n or data[0] != LF or (tail and tail[-1][-1] != LF)):
             if not n:
                 self._bad_utf8 = None  # marks belong to the latest feed(), and this one read none
-                return []
+                return items
             tail.append(data)
             self._tail_size += n
             if (tail[0][0] == COLON and LF in data) or (
                 self._pending_size + self._tail_size > self._max
             ):
-                items: list[Item] = []
                 self._tail_grew(items)
-                return items
-            return []
-        items = []
+            return items
         if last < 0 or self._tail_size >= LONG_TAIL:
-            self._ended_tail(data, last, items)
+            self._read_blocks(data, last, items)
         else:
             # The complete blocks, up to where the last blank line begins, behind
             # a blank line: then every block follows "\n\n", as SPLIT reads them.
@@ -245,12 +243,14 @@ class SSEParser(BlockParser[Item]):
             self._tail_size = 0
         return items
 
-    def _lf_only(self, data: bytes | bytearray | memoryview) -> bytes:
+    def _lf_only(self, data: bytes | bytearray | memoryview, items: list[Item]) -> bytes:
         """A read as bytes whose lines end with LF only (it had CR in it, or the last
         read ended with CR); raises when the parser is not open.
 
         A CR that ends a read ends a line at once; an LF that starts the next
-        read is the rest of that CRLF, and is dropped.
+        read is the rest of that CRLF, and is dropped. The complete blocks of a
+        long CRLF read go into ``items`` as they are (see ``_crlf_blocks``), and
+        the bytes after them are returned.
         """
         if self._state is not OPEN and self._state is not AFTER_CR:
             self._raise_not_open()
@@ -264,12 +264,20 @@ class SSEParser(BlockParser[Item]):
                 self._removed += 1
         n = len(data)
         self._bytes_fed += n
-        if _CR in data:
-            if data[-1] == _CR:
-                self._state = AFTER_CR
-            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            self._removed += n - len(data)
-        return data
+        if _CR not in data:
+            return data
+        if data[-1] == _CR:
+            self._state = AFTER_CR
+        if n > LONG_CRLF:
+            first = data.find(b"\r\n\r\n")
+            last = data.rfind(b"\r\n\r\n")
+            if last + 4 == n:  # bytes must follow, for feed() to go on with
+                last = data.rfind(b"\r\n\r\n", 0, last + 3)
+            if last - first > LONG_CRLF:
+                return self._crlf_blocks(data, first, last, items)
+        lf = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        self._removed += n - len(lf)
+        return lf
 
     def _tail_grew(self, items: list[Item]) -> None:
         """What the unfinished block gives before it ends: comment lines that begin it,

@@ -29,21 +29,36 @@ from sse_engine._parser_lines import Item, new_event, replaced
 from sse_engine._parser_tail import TailParser
 from sse_engine._sse import ServerSentEvent
 
-__all__ = ["FEW", "LONG_TAIL", "SPLIT", "BlockParser"]
+__all__ = ["FEW", "LONG_CRLF", "LONG_TAIL", "SPLIT", "BlockParser"]
 
 #: Fewer characters of complete blocks than this are read in feed() itself.
 FEW = 2048
 #: From this many fields of ``SPLIT`` on, the events are built in one pass of C calls.
 _MANY = 3 * 8 + 1
 _LF = "\n"
+_CR = "\r"
 #: Splits a text of blocks at each blank line followed by an optional ``id``
 #: line (without NUL), an optional ``event`` line and ``data:``; gives
 #: ``[before, id, event, data, id, event, data, ...]``, None for a line that
 #: is not there. A data value is the rest up to the next such block: when it
 #: holds LF, it is not one line.
 SPLIT = re.compile(r"\n\n(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: ").split
+#: ``SPLIT`` for text whose lines end with CRLF.
+SPLIT_CRLF = re.compile(
+    r"\r\n\r\n(?:id: ([^\r\n\x00]*+)\r\n)?(?:event: ([^\r\n]*+)\r\n)?data: "
+).split
 #: An event's type: "message" when the block has no event line or an empty one.
 _TYPE = {None: "message", "": "message"}.get
+
+
+def _lf(text: str) -> str:
+    """``text`` with every line ending in LF (CRLF and CR become LF)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _lf_bytes(data: bytes) -> bytes:
+    """``data`` with every line ending in LF (CRLF and CR become LF)."""
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
 def _later(earlier: str, ident: str | None) -> str:
@@ -86,30 +101,69 @@ class BlockParser(TailParser[Item]):
                 self._blocks_marked(blocks, raws, start, items)
         self._blocks(blocks, len(text) >= self._max, items)
 
-    def _data_blocks(self, text: str, items: list[Item]) -> bool:
+    def _crlf_blocks(self, data: bytes, first: int, last: int, items: list[Item]) -> bytes:
+        """A long read whose lines end with CRLF: its complete blocks read as they are.
+
+        The blocks between the read's first ``\r\n\r\n`` (at ``first``) and
+        its last (at ``last``) are split with ``SPLIT_CRLF``, with no pass to
+        turn CRLF into LF; the bytes before them (which end the unfinished
+        block) and after them are turned to LF and read the usual way: the
+        first here, the others returned, for ``feed()`` to go on with. A block
+        in the middle that is not of the fast shapes, or holds a lone CR or LF,
+        is turned to LF alone.
+        """
+        head = _lf_bytes(data[: first + 4])
+        middle = data[first + 4 : last]
+        rest = _lf_bytes(data[last + 4 :])
+        # Stream offsets count each CRLF as one byte: while the head and the
+        # middle are read, they are taken as the last bytes fed (see _complete).
+        after_head = len(middle) - middle.count(b"\r\n") + 2 + len(rest)
+        removed = self._removed + len(data) - len(head) - after_head
+        self._removed = removed + after_head
+        self._read_blocks(head, len(head) - 2, items)
+        self._tail_size = 0
+        self._removed = removed
+        text = data[first:last].decode("utf-8", "replace")  # its own blank line first
+        if (text.isascii() or "\ufffd" not in text) and len(text) < self._max:
+            if not self._data_blocks(text, items, "\r\n\r\ndata: "):
+                self._parts(SPLIT_CRLF(text), items, crlf=True)
+        else:
+            region = b"\n\n" + _lf_bytes(middle)
+            self._complete(region, region.decode("utf-8", "replace"), len(rest), items)
+        return rest
+
+    def _data_blocks(self, text: str, items: list[Item], head: str = "\n\ndata: ") -> bool:
         """The events of ``text`` if every block is one data line, the shape of
-        Chat Completions (a plain split is faster than ``SPLIT``); else False."""
-        if not text.startswith("\n\ndata: "):
+        Chat Completions (a plain split is faster than ``SPLIT``); else False.
+
+        ``head`` is a blank line and ``data: ``, with the text's line ends.
+        """
+        if not text.startswith(head):
             return False
-        values = text.split("\n\ndata: ")
-        if any(map(str.__contains__, values, repeat(_LF))):
+        values = text.split(head)
+        if any(map(str.__contains__, values, repeat(_LF))) or (
+            head[0] == "\r" and any(map(str.__contains__, values, repeat(_CR)))
+        ):
             return False
         del values[0]
         items += map(new_event, repeat(ServerSentEvent), zip(
             repeat("message"), values, repeat(self._id_buffer)))
         return True
 
-    def _parts(self, parts: list[Any], items: list[Item]) -> None:
-        """The events of ``SPLIT(text)``'s fields: a few one at a time, many at once."""
+    def _parts(self, parts: list[Any], items: list[Item], crlf: bool = False) -> None:
+        """The events of ``SPLIT(text)``'s fields (``SPLIT_CRLF``'s, when ``crlf``):
+        a few one at a time, many at once."""
         first: str = parts[0]
-        if len(first) > 2:  # blocks of other shapes before the first split (after the blank line)
-            self._text_blocks(first[2:], items)
+        if len(first) > 2 + 2 * crlf:  # blocks of other shapes before the first split
+            self._text_blocks(_lf(first[2 + 2 * crlf :]) if crlf else first[2:], items)
         if len(parts) < _MANY:
-            self._split_blocks(parts, items)
+            self._split_blocks(parts, items, crlf)
             return
         values = parts[3::3]
-        if any(map(str.__contains__, values, repeat(_LF))):
-            self._split_blocks(parts, items)
+        if any(map(str.__contains__, values, repeat(_LF))) or (
+            crlf and any(map(str.__contains__, values, repeat(_CR)))
+        ):
+            self._split_blocks(parts, items, crlf)
             return
         id_buffer = self._id_buffer
         idents = parts[1::3]
@@ -128,19 +182,19 @@ class BlockParser(TailParser[Item]):
             map(_TYPE, kinds, kinds), values, ids, strict=False))
         self._id_buffer = self._last_event_id = id_buffer
 
-    def _split_blocks(self, parts: list[Any], items: list[Item]) -> None:
+    def _split_blocks(self, parts: list[Any], items: list[Item], crlf: bool = False) -> None:
         """``SPLIT``'s fields after the first, one block at a time.
 
-        A data value that holds LF is its block's first data line and more
-        lines (the block goes the per-line way), or its only line and more
-        blocks of other shapes after it (they do).
+        A data value that holds LF (or CR, when ``crlf``) is its block's first
+        data line and more lines (the block goes the per-line way), or its
+        only line and more blocks of other shapes after it (they do).
         """
         id_buffer = self._id_buffer
         fields = iter(parts)
         next(fields)
         for ident, kind, value in zip(fields, fields, fields, strict=False):
-            if _LF in value:
-                value, sep, more = value.partition("\n\n")
+            if _LF in value or (crlf and _CR in value):
+                value, sep, more = _lf(value).partition("\n\n")
                 self._id_buffer = self._last_event_id = id_buffer
                 if _LF in value:
                     more = _header(ident, kind) + value + sep + more
@@ -187,10 +241,13 @@ class BlockParser(TailParser[Item]):
         if odd:
             self._dispatch(items)
 
-    def _ended_tail(self, data: bytes, last: int, items: list[Item]) -> None:
-        """The blocks of a read whose first blank line ends a long unfinished block,
-        or is the read's first byte (the unfinished block ending with LF); ``last``
-        is where the read's last ``"\n\n"`` is, or -1."""
+    def _read_blocks(self, data: bytes, last: int, items: list[Item]) -> None:
+        """The complete blocks of an LF-only read whose last blank line is at ``last``
+        (-1: the read's first byte, ending the unfinished block's last line), the
+        unfinished block's bytes first; those after the blank line stay in ``data``.
+
+        ``feed()`` reads the common case itself, faster; this is every case.
+        """
         if self._tail_size >= LONG_TAIL:
             blocks, raws, start = self._split_after_long_tail(data, last + 1, items)
             if raws is not None:
@@ -198,13 +255,21 @@ class BlockParser(TailParser[Item]):
             self._blocks(blocks, True, items)
             return
         tail = self._tail
-        if tail:
-            tail[-1] = tail[-1][:-1]
+        if last < 0:
+            if tail:
+                tail[-1] = tail[-1][:-1]
+            rest = len(data) - 1
+        else:
+            tail.append(data[:last])
+            rest = len(data) - last - 2
         region = b"".join(tail)
         self._clear_tail()
-        self._complete(b"\n\n" + region, "\n\n" + self._decode(region), len(data) - 1, items)
+        self._complete(b"\n\n" + region, "\n\n" + self._decode(region), rest, items)
 
 
+#: A read with CR in it whose complete blocks span this many bytes has them read
+#: as they are (``_crlf_blocks``); a shorter one is turned to LF first.
+LONG_CRLF = 4096
 #: An unfinished block this long is not searched again for blank lines when it
 #: ends (``str.split("\n\n")`` scans at about 1 ns a character).
 LONG_TAIL = 1 << 16
