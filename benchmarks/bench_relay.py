@@ -13,15 +13,15 @@ between the lane's opening and closing events) is cut into the same ragged
 Before timing, each relayed stream is read back by the target's own lane
 (through a ``PartStream``), which must end with the source's outcome and the
 same text. Timing as the other benchmarks (:mod:`benchmarks.timing`): one
-complete run per call, garbage collector off, best of N interleaved rounds.
-Target: relaying costs at most 2x the source lane alone.
+complete run per call, garbage collector off, best of N interleaved rounds,
+every contender once per round. Target: relaying costs at most 2x the source
+lane alone.
 
     python -m benchmarks.bench_relay [--quick] [--no-write]
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import sys
 from collections.abc import Callable
@@ -41,6 +41,8 @@ __all__ = ["SOURCES", "TARGET", "main"]
 
 #: Relaying may cost at most this many times the source lane alone.
 TARGET = 2.0
+#: (events per corpus, rounds): full and quick.
+FULL, QUICK = (2000, 15), (400, 2)
 TARGETS: tuple[Target, ...] = ("chat", "responses", "messages")
 #: Source name -> (its lane, its corpus).
 SOURCES: dict[str, tuple[type[Lane[Any]], Callable[[int], bytes]]] = {
@@ -92,24 +94,24 @@ def check(lane: type[Lane[Any]], target: Target, reads: Reads) -> str | None:
 
 def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, bool]:
     """Check, then time, every pairing; the markdown section and whether all were met."""
-    settings = lanes.QUICK if quick else lanes.FULL
+    n_events, rounds = QUICK if quick else FULL
     load = report.load1()
     rows: list[list[str]] = []
     costs: list[tuple[str, float]] = []
     problems: list[str] = []
     for name, (lane, build) in SOURCES.items():
-        data = build(settings.n_events)
+        data = build(n_events)
         reads = corpora.chunked(data, "ragged")
         n_events = data.count(b"\n\n")
-        contenders: list[Contender[Reads]] = [(f"{name} lane alone", lane_alone(lane), 3)]
+        contenders: list[Contender[Reads]] = [(f"{name} lane alone", lane_alone(lane))]
         for target in TARGETS:
             why = check(lane, target, reads)
             if why is not None:
                 problems.append(f"{name} to {target}: {why}")
                 log(f"  {name} to {target}: MISMATCH, not timed: {why}")
                 continue
-            contenders.append((f"{name} to {target}", relayed(lane, target), 3))
-        best = best_of(contenders, reads, settings.rounds)
+            contenders.append((f"{name} to {target}", relayed(lane, target)))
+        best = best_of(contenders, reads, rounds)
         alone = best[f"{name} lane alone"]
         for side, seconds in best.items():
             cost = seconds / alone
@@ -126,13 +128,12 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
             )
             log(f"  {side:<22} {len(data) / seconds / 1e6:6.1f} MB/s  {cost:5.2f}x the lane")
     met = not problems and all(cost <= TARGET for _, cost in costs)
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load_text = "unknown" if load is None else f"{load:.2f}"
     lines = [
         "## Relay: one lane served as another",
         "",
-        f"Measured {now}, sse_engine {report.git_revision()}; 1-minute load average at the"
-        f" start {load_text} on {os.cpu_count() or 1} CPU(s).",
+        f"{report.stamp_line()} 1-minute load average at the start {load_text} on"
+        f" {os.cpu_count() or 1} CPU(s).",
         "",
         "Each source lane's shared corpus (~2,000 events, mostly text deltas) in the same"
         " ragged 40-700 B reads: the source lane alone (`feed()` per read, `close()`), and a"
@@ -140,7 +141,7 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
         " joined: the lane, the parts layer and the target's emitter). Checked before timing:"
         " the target's own lane reads the relayed bytes back with the source's outcome and"
         " text. Timing: one complete run, garbage collector off during it, best of"
-        f" {settings.rounds} rounds of 3 runs, contenders interleaved round by round. MB/s"
+        f" {rounds} rounds, each contender once per round, interleaved. MB/s"
         " is 10⁶ bytes of *input* per second; the last column is the time over the lane's"
         " alone.",
         "",

@@ -46,6 +46,7 @@ __all__ = [
     "RAGGED_MAX",
     "RAGGED_MIN",
     "RAGGED_SEED",
+    "SHAPES",
     "capture",
     "chat_completions",
     "chunked",
@@ -380,6 +381,18 @@ def crlf(data: bytes) -> bytes:
     """An LF corpus with every line ended by CRLF (its JSON holds no raw line breaks)."""
     return data.replace(b"\n", b"\r\n")
 
+
+def _with_ids_crlf(data: bytes) -> bytes:
+    return crlf(with_ids(data))
+
+
+#: The shapes servers give one corpus: name -> how the LF corpus becomes it.
+SHAPES: dict[str, Callable[[bytes], bytes]] = {
+    "LF": bytes,
+    "id lines": with_ids,
+    "CRLF": crlf,
+    "id lines, CRLF": _with_ids_crlf,
+}
 
 _CAPTURES_DIR = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
 #: The bundled SSE captures, by file stem.

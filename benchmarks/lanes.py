@@ -5,8 +5,10 @@ A lane benchmark (``bench_chat``, ``bench_responses``, ``bench_messages``) is a
 SDK's streaming path and how to compare the two final objects. This module
 does the rest, the same way for every lane:
 
-- each corpus is cut into ragged 40-700 B reads (``corpora.chunked``, fixed
-  seed); both sides get the very same reads;
+- each corpus is built at two sizes, about 10 KB and about 1 MB (a short
+  answer and a long one: a ratio means little without its size), and cut
+  into ragged 40-700 B reads (``corpora.chunked``, fixed seed); both sides
+  get the very same reads;
 - ``sse_engine``: ``Lane(json_loads=...)``, ``feed()`` per read, ``close()``,
   then ``snapshot.to_api()`` (SSE parsing, JSON, typed events, snapshot,
   outcome, final object), once with stdlib ``json.loads`` and once with
@@ -19,8 +21,8 @@ does the rest, the same way for every lane:
   ``json`` one, and the SDK's final object must agree with the lane's (the
   benchmark's ``same`` check); a corpus that fails is reported, not timed;
 - timing (:mod:`benchmarks.timing`, as the parser benchmark): one complete run
-  per call, garbage collector off during it, best of N rounds, contenders
-  interleaved round by round;
+  per call, garbage collector off during it, best of N rounds, every
+  contender (the SDK too) run once per round, interleaved;
 - the section: MB/s, events/s and the ratio to the SDK, with and without
   orjson, and the target (the lane at least 10 times the SDK's throughput).
 """
@@ -28,7 +30,6 @@ does the rest, the same way for every lane:
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import functools
 import inspect
 import json
@@ -41,7 +42,10 @@ from typing import Any
 from benchmarks import corpora, report
 from benchmarks.timing import Contender, best_of
 
-__all__ = ["FULL", "QUICK", "TARGET", "LaneBenchmark", "Settings", "cli", "sdk_stream"]
+__all__ = [
+    "FULL", "QUICK", "TARGET", "LaneBenchmark", "Settings", "cli", "sdk_stream", "size_label",
+    "sized",
+]
 
 #: The lane is to reach at least this many times the SDK's throughput.
 TARGET = 10.0
@@ -53,13 +57,27 @@ Reads = list[bytes]
 
 @dataclass(frozen=True)
 class Settings:
-    n_events: int  # per corpus, about
-    rounds: int
-    lane_repeat: int  # runs of each sse_engine side per round (the SDK: one)
+    #: Corpus size in bytes (about) -> rounds at that size; every contender runs
+    #: once per round.
+    sizes: dict[int, int]
 
 
-FULL = Settings(n_events=2000, rounds=9, lane_repeat=3)
-QUICK = Settings(n_events=400, rounds=2, lane_repeat=1)
+FULL = Settings(sizes={10_000: 25, 1_000_000: 7})
+QUICK = Settings(sizes={10_000: 2, 100_000: 1})
+
+
+def sized(build: Callable[[int], bytes], size: int) -> bytes:
+    """``build(n_events)`` for the ``n_events`` that makes it about ``size`` bytes."""
+    sample = 200
+    per_event = len(build(sample)) / sample
+    n = max(20, round(size / per_event))
+    return build(n)
+
+
+def size_label(size: int) -> str:
+    """``10 KB``, ``1 MB``: the size a corpus was built for."""
+    return f"{size / 1e6:g} MB" if size >= 1_000_000 else f"{size / 1e3:g} KB"
+
 
 # -- the SDK side: an SDK ``Stream`` over in-memory reads ---------------------------------
 
@@ -154,7 +172,7 @@ class LaneBenchmark:
         return lane.snapshot.to_api()
 
     def run(self, quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, bool]:
-        """Check, then time, every corpus; the markdown section and whether all checks passed."""
+        """Check, then time, every corpus at every size; the section and whether all passed."""
         settings = QUICK if quick else FULL
         load = report.load1()
         try:
@@ -167,35 +185,37 @@ class LaneBenchmark:
         ratios: dict[str, list[tuple[str, float]]] = {name: [] for name in variants}
         problems: list[str] = []
         for corpus, (build, _) in self.corpora.items():
-            data = build(settings.n_events)
-            chunks = corpora.chunked(data, "ragged")
-            n_events = data.count(b"\n\n")
-            ours = {f"{OURS} ({name})": name for name in variants}
-            contenders: list[Contender[Reads]] = [
-                (side, functools.partial(self.lane_final, loads=variants[name]),
-                 settings.lane_repeat)
-                for side, name in ours.items()
-            ]
-            if sdk_final is not None:
-                contenders.append((self.sdk, sdk_final, 1))
-            why = self._check(chunks, variants, sdk_final)
-            if why is not None:
-                problems.append(f"{corpus}: {why}")
-                log(f"  {corpus}: MISMATCH, not timed: {why}")
-                continue
-            best = best_of(contenders, chunks, settings.rounds)
-            sdk_time = best.get(self.sdk)
-            for side, seconds in best.items():
-                ratio = None if sdk_time is None else sdk_time / seconds
-                if ratio is not None and side in ours:
-                    ratios[ours[side]].append((corpus, ratio))
-                rows.append([
-                    corpus, f"{n_events:,}", f"{len(data):,}", side,
-                    f"{len(data) / seconds / 1e6:.1f}", f"{n_events / seconds:,.0f}",
-                    "—" if ratio is None else f"{ratio:.1f}{TIMES}",
-                ])
-                log(f"  {corpus:<8} {side:<20} {len(data) / seconds / 1e6:6.1f} MB/s"
-                    + ("" if ratio is None else f"  {ratio:5.1f}{TIMES} the SDK"))
+            for size, rounds in settings.sizes.items():
+                label = f"{corpus} {size_label(size)}"
+                data = sized(build, size)
+                chunks = corpora.chunked(data, "ragged")
+                n_events = data.count(b"\n\n")
+                ours = {f"{OURS} ({name})": name for name in variants}
+                contenders: list[Contender[Reads]] = [
+                    (side, functools.partial(self.lane_final, loads=variants[name]))
+                    for side, name in ours.items()
+                ]
+                if sdk_final is not None:
+                    contenders.append((self.sdk, sdk_final))
+                why = self._check(chunks, variants, sdk_final)
+                if why is not None:
+                    problems.append(f"{label}: {why}")
+                    log(f"  {label}: MISMATCH, not timed: {why}")
+                    continue
+                best = best_of(contenders, chunks, rounds)
+                sdk_time = best.get(self.sdk)
+                for side, seconds in best.items():
+                    ratio = None if sdk_time is None else sdk_time / seconds
+                    if ratio is not None and side in ours:
+                        ratios[ours[side]].append((label, ratio))
+                    rows.append([
+                        corpus, size_label(size), f"{n_events:,}", f"{len(data):,}", side,
+                        str(rounds), f"{len(data) / seconds / 1e6:.1f}",
+                        f"{n_events / seconds:,.0f}",
+                        "—" if ratio is None else f"{ratio:.1f}{TIMES}",
+                    ])
+                    log(f"  {label:<14} {side:<20} {len(data) / seconds / 1e6:6.1f} MB/s"
+                        + ("" if ratio is None else f"  {ratio:5.1f}{TIMES} the SDK"))
         return self._section(settings, load, rows, ratios, problems, sdk_final is None), \
             not problems
 
@@ -221,13 +241,12 @@ class LaneBenchmark:
         self, settings: Settings, load: float | None, rows: list[list[str]],
         ratios: Mapping[str, list[tuple[str, float]]], problems: list[str], no_sdk: bool,
     ) -> str:
-        now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         load_text = "unknown" if load is None else f"{load:.2f}"
         lines = [
             f"## {self.title}",
             "",
-            f"Measured {now}, sse_engine {report.git_revision()}; 1-minute load average at"
-            f" the start {load_text} on {os.cpu_count() or 1} CPU(s).",
+            f"{report.stamp_line()} 1-minute load average at the start {load_text} on"
+            f" {os.cpu_count() or 1} CPU(s).",
             "",
             f"Both sides get the same bytes in the same ragged 40-700 B reads. **{OURS}**:"
             f" `{self.lane.__name__}(json_loads=...)`, `feed()` per read, `close()`, then"
@@ -236,22 +255,24 @@ class LaneBenchmark:
             " in-memory HTTP response, the SDK's own HTTP types, whose body yields the same"
             f" reads): {_sentence(self.sdk_runner)}",
             "",
-            "Corpora: " + "; ".join(
-                f"`{name}`, {about}" for name, (_, about) in self.corpora.items()) + ".",
+            "Corpora, each built at about "
+            + " and ".join(size_label(size) for size in settings.sizes) + ": "
+            + "; ".join(f"`{name}`, {about}" for name, (_, about) in self.corpora.items()) + ".",
             "",
             "Checked before timing: the orjson run gives the same final object as the json"
             f" run, and against {self.sdk}: {_sentence(self.same)} Timing: one complete"
-            " run, garbage collector off during it, best of"
-            f" {settings.rounds} rounds ({OURS} {settings.lane_repeat} run(s) per round,"
-            f" {self.sdk} one), contenders interleaved round by round. MB/s is 10⁶ bytes of"
-            f" input per second; the last column is the SDK's time divided by the side's.",
+            " run, garbage collector off during it; every side, the SDK too, runs once per"
+            " round, rounds interleaved, and keeps its best time (the Rounds column). MB/s is"
+            " 10⁶ bytes of input per second; the last column is the SDK's time divided by"
+            " the side's, within one size.",
             "",
         ]
         if rows:
             lines += [
                 report.markdown_table(
-                    ["Corpus", "Events", "Bytes", "Side", "MB/s", "Events/s", f"vs {self.sdk}"],
-                    rows, "lrrlrrr",
+                    ["Corpus", "Size", "Events", "Bytes", "Side", "Rounds", "MB/s", "Events/s",
+                     f"vs {self.sdk}"],
+                    rows, "llrrlrrrr",
                 ),
                 "",
             ]
@@ -260,7 +281,8 @@ class LaneBenchmark:
         else:
             lines += ["### Target", ""]
             for name, got in ratios.items():
-                target = f"- ≥ {TARGET:g}{TIMES} the {self.sdk} SDK on every corpus, with {name}: "
+                target = (f"- ≥ {TARGET:g}{TIMES} the {self.sdk} SDK on every corpus and size,"
+                          f" with {name}: ")
                 if not got:
                     lines.append(target + "**not measured** (see the mismatches)")
                     continue

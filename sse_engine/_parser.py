@@ -216,18 +216,24 @@ class SSEParser(BlockParser[Item]):
             if len(text) < self._few and text.isascii() and not self._pending_size:
                 # A few blocks of ASCII (the usual network read). One block that
                 # is (an id line, an event line and) one data line is its event here.
-                if text.startswith("\n\ndata: ") and text.find(_LF, 2) < 0:
-                    items.append(new_event(ServerSentEvent, ("message", text[8:], self._id_buffer)))
-                elif not self._data_blocks(text, items):
+                if text.startswith("\n\ndata: "):  # data lines only (Chat Completions)
+                    if text.find(_LF, 2) < 0:
+                        items.append(new_event(ServerSentEvent, (
+                            "message", text[8:], self._id_buffer)))
+                    elif not self._data_blocks(text, items):
+                        self._parts(SPLIT(text), items)
+                else:
                     parts = SPLIT(text)
-                    if len(parts) == 4 and not parts[0] and _LF not in parts[3]:
+                    if parts[0]:  # blocks of other shapes first
+                        self._parts(parts, items)
+                    elif len(parts) == 4 and _LF not in parts[3]:
                         _, ident, kind, value = parts
                         if ident is not None:
                             self._id_buffer = self._last_event_id = ident
                         items.append(new_event(ServerSentEvent, (
                             kind or "message", value, self._id_buffer)))
                     else:
-                        self._parts(parts, items)
+                        self._split_blocks(parts, items)
             else:
                 self._complete(region, text, n - last - 2, items)
         # What follows the last blank line starts the next block (no block is

@@ -203,12 +203,16 @@ def mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple
     return errors
 
 
+# The tests that read the one mypy run stay on one pytest-xdist worker (spread over
+# workers, each would run mypy).
+@pytest.mark.xdist_group("typing-mypy")
 def test_correct_code_passes_and_is_typed_per_lane(
     mypy_errors: dict[str, set[tuple[int, str]]],
 ) -> None:
     assert mypy_errors.get("correct", set()) == set()
 
 
+@pytest.mark.xdist_group("typing-mypy")
 @pytest.mark.parametrize("name", [name for name in SCRIPTS if name != "correct"])
 def test_each_mistake_is_reported_where_it_is(
     name: str, mypy_errors: dict[str, set[tuple[int, str]]]
@@ -217,6 +221,7 @@ def test_each_mistake_is_reported_where_it_is(
     assert mypy_errors.get(name, set()) == expected_errors(code)
 
 
+@pytest.mark.xdist_group("typing-mypy")
 def test_the_package_itself_is_clean_under_the_same_flags(
     mypy_errors: dict[str, set[tuple[int, str]]],
 ) -> None:
