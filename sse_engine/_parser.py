@@ -204,8 +204,7 @@ class SSEParser(BlockParser[Item]):
             # a blank line: then every block follows "\n\n", as SPLIT reads them.
             if tail:
                 region = b"".join((_NN, *tail, data[:last]))
-                tail = []
-                self._tail = tail  # a new list: see TailParser._counter
+                self._tail = []  # a new list, not cleared: see TailParser._counter
             else:
                 region = _NN + data[:last]
             text = region.decode("utf-8", "replace")
@@ -241,7 +240,7 @@ class SSEParser(BlockParser[Item]):
         last += 2
         if last < n:
             rest = data[last:]
-            tail.append(rest)
+            self._tail = [rest]
             self._tail_size = n - last
             if (rest[0] == COLON and LF in rest) or n - last > self._max:
                 self._tail_grew(items)

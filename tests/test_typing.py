@@ -178,6 +178,13 @@ def expected_errors(code: str) -> set[tuple[int, str]]:
     return found
 
 
+#: mypy's cache for these runs, kept between them (git ignores .mypy_cache): the
+#: scripts are new files each run and are always checked, but sse_engine and the
+#: standard library are read from the cache when unchanged. One per pytest-xdist
+#: worker (gw0, gw1, ...; "main" without xdist).
+CACHE = ROOT / ".mypy_cache" / "typing" / os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
 @pytest.fixture(scope="module")
 def mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[int, str]]]:
     """One mypy run over every script: the (line, code) of each error, by file stem."""
@@ -187,7 +194,7 @@ def mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple
     env = {**os.environ, "MYPYPATH": str(ROOT)}  # this checkout's sse_engine
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-color-output",
-         "--show-error-codes", "--no-error-summary", "--cache-dir", str(folder / "cache"),
+         "--show-error-codes", "--no-error-summary", "--cache-dir", str(CACHE),
          *sorted(str(path) for path in folder.glob("*.py"))],
         cwd=folder, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
