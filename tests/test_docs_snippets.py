@@ -131,7 +131,9 @@ def test_every_marker_is_honest() -> None:
 WORK = ROOT / ".mypy_cache" / "doc_blocks" / os.environ.get("PYTEST_XDIST_WORKER", "main")
 
 
-@pytest.fixture(scope="module")
+# Session scope, not module: with pytest-xdist a worker may run tests of other
+# modules between this module's, and a module fixture would be set up again.
+@pytest.fixture(scope="session")
 def block_files() -> dict[str, Path]:
     """Each block (but the excerpts) in its own file, by block id."""
     folder = WORK / "blocks"
@@ -164,7 +166,7 @@ def _syntax_error(path: Path) -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
     """mypy --strict's errors, by block id (or example script)."""
     cache = WORK / "cache"

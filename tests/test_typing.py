@@ -185,7 +185,9 @@ def expected_errors(code: str) -> set[tuple[int, str]]:
 CACHE = ROOT / ".mypy_cache" / "typing" / os.environ.get("PYTEST_XDIST_WORKER", "main")
 
 
-@pytest.fixture(scope="module")
+# Session scope, not module: with pytest-xdist a worker may run tests of other
+# modules between this module's, and a module fixture would run mypy again.
+@pytest.fixture(scope="session")
 def mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[int, str]]]:
     """One mypy run over every script: the (line, code) of each error, by file stem."""
     folder = tmp_path_factory.mktemp("typing")
