@@ -48,7 +48,7 @@ import jiter
 
 from benchmarks import report
 from benchmarks.timing import gc_frozen, time_once
-from sse_engine.parts import PartialJSON
+from sse_engine.partial_json import PartialJSON
 
 __all__ = ["FULL", "QUICK", "Workload", "build", "main", "run"]
 

@@ -35,7 +35,7 @@ from benchmarks import corpora, lanes, report
 from benchmarks.timing import Contender, best_of
 from sse_engine import ChatCompletionsLane, Lane, MessagesLane, ResponsesLane
 from sse_engine.parts import PartStream
-from sse_engine.relay import Relay, Target
+from sse_engine.relay import Relay
 
 __all__ = ["SOURCES", "TARGET", "main"]
 
@@ -43,7 +43,7 @@ __all__ = ["SOURCES", "TARGET", "main"]
 TARGET = 2.0
 #: (events per corpus, rounds): full and quick.
 FULL, QUICK = (2000, 15), (400, 2)
-TARGETS: tuple[Target, ...] = ("chat", "responses", "messages")
+TARGETS: tuple[str, ...] = ("chat", "responses", "messages")
 #: Source name -> (its lane, its corpus).
 SOURCES: dict[str, tuple[type[Lane[Any]], Callable[[int], bytes]]] = {
     "chat": (ChatCompletionsLane, corpora.chat_completions),
@@ -65,7 +65,7 @@ def lane_alone(lane: type[Lane[Any]]) -> Callable[[Reads], Any]:
     return run
 
 
-def relayed(lane: type[Lane[Any]], target: Target) -> Callable[[Reads], bytes]:
+def relayed(lane: type[Lane[Any]], target: str) -> Callable[[Reads], bytes]:
     def run(reads: Reads) -> bytes:
         relay = Relay(lane(), to=target, created=1754000000)
         feed = relay.feed
@@ -76,7 +76,7 @@ def relayed(lane: type[Lane[Any]], target: Target) -> Callable[[Reads], bytes]:
     return run
 
 
-def check(lane: type[Lane[Any]], target: Target, reads: Reads) -> str | None:
+def check(lane: type[Lane[Any]], target: str, reads: Reads) -> str | None:
     """None if the target's lane reads the relayed bytes as the source said, else why not."""
     source = PartStream(lane())
     for read in reads:

@@ -1,22 +1,25 @@
 """sse_engine: a pure-Python, sans-IO Server-Sent Events engine for LLM streaming APIs.
 
-Layers: :class:`SSEParser` (bytes to events, the WHATWG algorithm), three lanes
-(:class:`ChatCompletionsLane`, :class:`ResponsesLane`, :class:`MessagesLane`:
-events to typed events, a snapshot and an :class:`Outcome`), and thin edges
+Layers: :class:`SSEParser` (bytes to events, the WHATWG algorithm), four lanes
+(:class:`ChatCompletionsLane`, :class:`ResponsesLane`, :class:`MessagesLane`,
+:class:`GeminiLane`: events to typed events, a snapshot and an :class:`Outcome`;
+``FORMATS`` lists every wire format), and thin edges
 (:func:`iter_events` / :func:`aiter_events` with :class:`RetryPolicy` and
 :class:`Reconnecting`, :class:`Liveness`, the encoder).
-Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
-and :mod:`sse_engine.messages`. Above the lanes, :class:`PartStream` reads any
-of them in one vocabulary of parts (:mod:`sse_engine.parts`, with
-:class:`PartialJSON` for tool input as it streams); the part
-:class:`TextDelta` exported here is that vocabulary's, not the Messages lane
-event of the same name (``sse_engine.messages.TextDelta``). :class:`Relay`
+Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`,
+:mod:`sse_engine.messages` and :mod:`sse_engine.gemini`. Above the lanes,
+:class:`PartStream` reads any of them in one vocabulary of parts
+(:mod:`sse_engine.parts`, with :class:`PartialJSON` for tool input as it
+streams); :class:`TextDelta` is that vocabulary's text part (the Messages
+lane's own text event is ``sse_engine.messages.TextBlockDelta``). :class:`Relay`
 (:mod:`sse_engine.relay`) writes those parts back as any lane's wire bytes:
 one API served as another, for gateways.
 """
 
+from sse_engine._detect import Detection, detect
 from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
 from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
+from sse_engine._formats import FORMATS, WireFormat, register_format
 from sse_engine._lane import Lane, LaneEvent, LaneWarning, StreamEnd, StreamRestarted
 from sse_engine._liveness import (
     DEFAULT_IDLE_TIMEOUT,
@@ -31,25 +34,24 @@ from sse_engine._reconnect import DEFAULT_MAX_RECONNECTS, LaneLike, Reconnecting
 from sse_engine._retry import DEFAULT_MAX_RETRY_DELAY, RetryPolicy
 from sse_engine._sse import Comment, ServerSentEvent
 from sse_engine._transport import aiter_events, iter_events
-from sse_engine.chat import (
-    ChatCompletionsLane,
-    ChatCompletionSnapshot,
-    encode_chat_done,
-    encode_chat_event,
-)
+from sse_engine.chat import ChatCompletionsLane, ChatCompletionSnapshot, encode_chat_event
+from sse_engine.gemini import GeminiLane, GeminiSnapshot, encode_gemini_event
 from sse_engine.messages import MessagesLane, MessageSnapshot, encode_messages_event
-from sse_engine.parts import (
-    FINISH_REASONS,
-    Finish,
-    FinishReason,
+from sse_engine.partial_json import (
     JSONDelta,
     JSONPath,
     JSONStreamError,
     JSONStringDelta,
     JSONValue,
+    PartialJSON,
+)
+from sse_engine.parts import (
+    FINISH_REASONS,
+    Citation,
+    Finish,
+    FinishReason,
     MessageItemStart,
     Part,
-    PartialJSON,
     PartStream,
     ReasoningBlock,
     ReasoningDelta,
@@ -57,6 +59,7 @@ from sse_engine.parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -84,12 +87,17 @@ __all__ = [
     "DEFAULT_MAX_RECONNECTS",
     "DEFAULT_MAX_RETRY_DELAY",
     "FINISH_REASONS",
+    "FORMATS",
     "ChatCompletionSnapshot",
     "ChatCompletionsLane",
+    "Citation",
     "Comment",
+    "Detection",
     "EventTooLarge",
     "Finish",
     "FinishReason",
+    "GeminiLane",
+    "GeminiSnapshot",
     "JSONDelta",
     "JSONPath",
     "JSONStreamError",
@@ -125,6 +133,7 @@ __all__ = [
     "SSEEngineError",
     "SSEParser",
     "ServerSentEvent",
+    "ServerToolResult",
     "StreamEnd",
     "StreamError",
     "StreamRestarted",
@@ -137,17 +146,20 @@ __all__ = [
     "Usage",
     "UsageError",
     "UsageUpdate",
+    "WireFormat",
     "aiter_events",
-    "encode_chat_done",
+    "detect",
     "encode_chat_event",
     "encode_comment",
     "encode_event",
+    "encode_gemini_event",
     "encode_json",
     "encode_lane_events",
     "encode_messages_event",
     "encode_responses_event",
     "is_retryable",
     "iter_events",
+    "register_format",
 ]
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

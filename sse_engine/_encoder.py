@@ -11,6 +11,9 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from sse_engine._formats import format_of
+from sse_engine._sse import Comment
+
 if TYPE_CHECKING:  # the lanes import this module's encoders
     from sse_engine._lane import Lane, LaneEvent
 
@@ -93,17 +96,22 @@ def not_this_lane(item: object, lane: str) -> TypeError:
 
 
 def encode_lane_events(
-    lane: Lane[Any] | type[Lane[Any]], events: Iterable[LaneEvent | Mapping[str, Any]]
+    lane: Lane[Any] | type[Lane[Any]],
+    events: Iterable[LaneEvent | Comment | Mapping[str, Any]],
 ) -> Iterator[bytes]:
     """The frames of a lane's events (or payloads), in order, skipping the empty ones.
 
-    ``lane`` (a lane or a lane class) picks the wire format: each lane class
-    names its own encoder (``encode_chat_event``, ``encode_responses_event``,
-    ``encode_messages_event``). Joined, the frames are a stream that a new lane
-    of the same kind reads back to the same events, snapshot and outcome.
+    A :class:`~sse_engine.Comment` (what ``Lane.feed_with_comments`` returns
+    too) is written back as the comment line it was.
+
+    ``lane`` (a lane or a lane class) picks the wire format, whose ``encode``
+    in ``FORMATS`` writes each frame (``encode_chat_event``,
+    ``encode_responses_event``, ``encode_messages_event``, ...). Joined, the
+    frames are a stream that a new lane of the same kind reads back to the
+    same events, snapshot and outcome.
     """
-    encode = lane.encode_frame
+    encode = format_of(lane).encode
     for event in events:
-        frame = encode(event)
+        frame = encode_comment(event.text) if type(event) is Comment else encode(event)
         if frame:
             yield frame

@@ -16,7 +16,9 @@ from collections.abc import Iterable, Iterator, Mapping
 __all__ = [
     "DROPPED_PARAMS_HEADER",
     "HeaderMap",
+    "content_type",
     "dropped_params",
+    "is_event_stream",
     "request_id",
     "retry_after",
 ]
@@ -69,6 +71,20 @@ def _first(headers: Mapping[str, str], name: str) -> str | None:
     if isinstance(headers, HeaderMap):
         return headers.first(name)
     return headers.get(name)
+
+
+def content_type(headers: Mapping[str, str] | Iterable[tuple[str, str]] | None) -> str | None:
+    """The media type of ``Content-Type`` (lower-cased, no parameters), or None.
+
+    What the lanes and the reconnect glue read to tell an event stream from an
+    error body. A header sent twice reads as its first value.
+    """
+    if headers is None:
+        return None
+    if not isinstance(headers, HeaderMap):
+        headers = HeaderMap(headers)
+    value = headers.first("content-type")
+    return None if value is None else value.split(";", 1)[0].strip().lower()
 
 
 def _seconds(text: str, scale: float) -> float | None:
@@ -126,3 +142,12 @@ def dropped_params(headers: Mapping[str, str]) -> list[str]:
     if not value:
         return []
     return [name for name in (part.strip() for part in value.split(",")) if name]
+
+
+def is_event_stream(status: int, media_type: str | None) -> bool:
+    """Whether a response of ``status`` and ``media_type`` is a stream (no type says so too).
+
+    Anything else (an error status, a 2xx of JSON) is a body the lanes read as
+    an error report instead.
+    """
+    return 200 <= status < 300 and media_type in (None, "text/event-stream")

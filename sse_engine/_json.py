@@ -21,7 +21,7 @@ import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "describe", "plain_json"]
+__all__ = ["MAX_DEPTH", "describe", "exception_text", "plain_json"]
 
 #: Containers nested deeper than this are replaced by null in :func:`plain_json`.
 #: No API sends a tenth of it; it leaves the caller's ``json.dumps`` (one
@@ -186,3 +186,14 @@ def _scalar(value: Any, limit: int) -> str:
         except ValueError:  # more digits than int_max_str_digits allows
             return f"<int of about {value.bit_length() * 3 // 10} digits>"
     return f"<{type(value).__name__}>"
+
+
+def exception_text(exc: BaseException) -> str:
+    """An exception as ``Type: message``, clipped, safe for one that carries a payload value."""
+    try:
+        text = str(exc)
+    except (RecursionError, ValueError):
+        text = ""
+    if len(text) > 200:
+        text = text[:199] + "…"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -14,19 +14,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Generic, NoReturn, TypeVar, overload
-
-import attrs
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
 from sse_engine._errors import EventTooLarge, ProtocolError, UsageError
 from sse_engine._headers import (
     DROPPED_PARAMS_HEADER,
     HeaderMap,
     dropped_params,
-    request_id,
-    retry_after,
 )
-from sse_engine._json import describe
+from sse_engine._json import describe, exception_text
+from sse_engine._lane_body import ErrorBody
 from sse_engine._lane_events import (
     FrameItem,
     Headers,
@@ -36,10 +33,11 @@ from sse_engine._lane_events import (
     StreamEnd,
     StreamRestarted,
 )
-from sse_engine._lane_reports import LaneReports
-from sse_engine._outcome import Outcome, StreamError
+from sse_engine._lane_reports import Reports
+from sse_engine._lane_shape import ShapeCheck
+from sse_engine._outcome import Outcome, StreamError, with_headers
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
-from sse_engine._sse import ServerSentEvent
+from sse_engine._sse import Comment, ServerSentEvent
 
 __all__ = [
     "FrameItem",
@@ -53,7 +51,7 @@ __all__ = [
 ]
 
 #: The events a lane emits: its own union (``ChatEvent``, ``ResponsesEvent``, ...).
-E = TypeVar("E", bound=LaneEvent)
+E = TypeVar("E", bound=LaneEvent | Comment)
 
 
 # The lane's life: start() may only come first; ERROR_BODY collects a JSON
@@ -61,7 +59,7 @@ E = TypeVar("E", bound=LaneEvent)
 _NEW, _STREAM, _ERROR_BODY, _CLOSED, _FAILED = "new", "stream", "error_body", "closed", "failed"
 
 
-class Lane(LaneReports, Generic[E]):
+class Lane(Generic[E]):
     """Shared base of the three lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane.
 
     ``E`` is the lane's event union: ``feed()`` and ``close()`` return
@@ -74,9 +72,16 @@ class Lane(LaneReports, Generic[E]):
 
     #: The event that ends this lane's stream normally, for messages.
     terminal_event_name = "the terminal event"
+    #: The API this lane reads, for messages ("Chat Completions", ...).
+    api_name = "this lane's API"
+    #: Whether a dropped stream of this lane can be picked up again
+    #: (:meth:`resume_plan`, :meth:`resume`): Responses only, of the APIs today.
+    resumable: ClassVar[bool] = False
     # Rarely set state lives on the class until an instance needs its own, so
     # an idle lane stays small (a gateway holds thousands).
-    _headers: Mapping[str, str] | None = None  # a HeaderMap once start() gave headers
+    _headers: Mapping[str, str] = HeaderMap()  # its own HeaderMap once start() gave headers
+    _comments = False  # feed_with_comments() was called: the parser keeps comments
+
     def __init__(
         self,
         *,
@@ -87,19 +92,21 @@ class Lane(LaneReports, Generic[E]):
         self.json_loads = json_loads
         self.strict = strict
         self.max_event_size = max_event_size
-        self.warnings: list[LaneWarning] = []
         self.outcome: Outcome | None = None
         self.error: StreamError | None = None
         self._state = _NEW
-        self._status: int | None = None
-        self._content_type: str | None = None
-        self._body = bytearray()
+        self._body: ErrorBody | None = None  # a JSON error body sent instead of a stream
         self._failure: ProtocolError | None = None
-        self._event_index = -1
-        self._bytes_before = 0
-        self._parser: SSEParser[ServerSentEvent] = SSEParser(max_event_size)
-        #: Comment lines (keepalives) read so far; None unless count_comments() was called.
-        self.comments_read: int | None = None
+        self._parser = self._new_parser()
+        #: The lane's warnings and where each was noticed; its helpers report there too.
+        self._reports = Reports(strict, self._parser)
+        #: The anomalies the lane tolerated (each a ProtocolError in strict mode).
+        self.warnings: list[LaneWarning] = self._reports.warnings
+        recognize = type(self).recognize
+        #: Until an event of the lane's own shape arrives: the check for a foreign stream.
+        self._shape: ShapeCheck | None = (
+            None if recognize is Lane.recognize else ShapeCheck(type(self), recognize)
+        )
         #: A subclass sets this while it still wants events after its verdict
         #: (a Responses ``error`` event is followed by ``response.failed``): the
         #: bytes keep being parsed and ``_on_event`` still sees each event, with
@@ -114,12 +121,36 @@ class Lane(LaneReports, Generic[E]):
         """Initialise the lane's own state; ``__init__`` calls it once, last."""
 
     @staticmethod
-    def encode_frame(item: FrameItem) -> bytes:
-        """This lane's wire frame for one of its events or a payload dict (``b""`` if none).
+    def recognize(event: str, payload: Any) -> str | None:
+        """Why an SSE event is one this lane's wire format sends, or None (its format's
+        ``recognize`` in ``FORMATS``; a stream none of whose events it recognises ends
+        FAILED with ``wrong_lane``). The base lane recognises nothing and checks nothing."""
+        return None
 
-        The inverse of ``feed()``: see :func:`sse_engine.encode_lane_events`.
-        """
-        raise TypeError(f"no frame encoder for {type(item).__name__}: use a concrete lane class")
+    @staticmethod
+    def recognize_error(event: str, payload: Any) -> str | None:
+        """Why an error report has this lane's own shape, or None (see ``FORMATS``)."""
+        return None
+
+    @property
+    def _event_index(self) -> int:
+        """The SSE event being interpreted, counted from 0 (for messages)."""
+        return self._reports.event_index
+
+    def _warn(self, code: str, message: str) -> None:
+        self._reports.warn(code, message)
+
+    def _violation(self, code: str, message: str) -> None:
+        self._reports.violation(code, message)
+
+    def _note_loss(self, loss: str) -> None:
+        self._reports.note_loss(loss)
+
+    def add_warning(self, code: str, message: str) -> None:
+        """Record a warning found by a layer that reads this lane (the parts'
+        ``tool_input_invalid``), located like the lane's own: in ``warnings``, never an
+        error, even when strict."""
+        self._reports.warn(code, message)
 
     @property
     def snapshot(self) -> Any:
@@ -132,7 +163,11 @@ class Lane(LaneReports, Generic[E]):
 
     def _on_transport_end(self) -> tuple[Outcome, StreamError | None]:
         """The verdict when the bytes end before an outcome is known."""
-        return Outcome.TRUNCATED, self._truncation_error()
+        return Outcome.TRUNCATED, StreamError(
+            message=f"the transport ended before {self.terminal_event_name}",
+            code="stream_truncated",
+            retryable=True,
+        )
 
     def resume_plan(self) -> Any:
         """How to reconnect a dropped stream; None when the lane cannot resume."""
@@ -148,6 +183,11 @@ class Lane(LaneReports, Generic[E]):
         return self._parser.retry
 
     @property
+    def bytes_fed(self) -> int:
+        """How many bytes of the stream this connection's ``feed()`` calls have read."""
+        return self._parser.bytes_fed
+
+    @property
     def last_event_id(self) -> str:
         """The SSE last event ID of the current connection (for ``Last-Event-ID``)."""
         return self._parser.last_event_id
@@ -160,7 +200,7 @@ class Lane(LaneReports, Generic[E]):
         names are kept lower-cased, a repeated header reads as its values
         joined with ``", "``.
         """
-        return self._headers if self._headers is not None else _NO_HEADERS
+        return self._headers
 
     @property
     def dropped_params(self) -> list[str]:
@@ -172,18 +212,7 @@ class Lane(LaneReports, Generic[E]):
         that a tool it asked for was never offered to the model. Empty when
         the header is absent.
         """
-        return dropped_params(self._headers) if self._headers is not None else []
-
-    def count_comments(self) -> None:
-        """Count the comment lines (keepalives) the stream carries in ``comments_read``.
-
-        Off unless asked, so a lane that does not forward them pays nothing; a
-        relay turns it on. Call it before the first ``feed()``.
-        """
-        if self._parser.bytes_fed:
-            raise UsageError("count_comments() must come before any feed()")
-        self.comments_read = 0
-        self._parser = SSEParser(self.max_event_size, comments=True)  # type: ignore[assignment]
+        return dropped_params(self._headers)
 
     # -- the public cycle ----------------------------------------------------
 
@@ -199,14 +228,10 @@ class Lane(LaneReports, Generic[E]):
         """
         if self._state is not _NEW:
             raise UsageError("start() must come before any feed() or close()")
-        self._status = status
         if headers is not None:
             self._headers = HeaderMap(headers)
-        content_type = self._content_type = _content_type(self._headers)
-        if not 200 <= status < 300 or content_type not in (None, "text/event-stream"):
-            self._state = _ERROR_BODY
-        else:
-            self._state = _STREAM
+        self._body = ErrorBody.instead_of_stream(status, self._headers, self.max_event_size)
+        self._state = _STREAM if self._body is None else _ERROR_BODY
         dropped = self.dropped_params
         if dropped:
             self._warn(
@@ -224,6 +249,30 @@ class Lane(LaneReports, Generic[E]):
         every later call raises again. Raises :class:`UsageError` for a
         ``str`` (the lane decodes the bytes itself) or after ``close()``.
         """
+        if not self._comments:
+            return self._feed(data)
+        try:
+            return [event for event in self._feed(data) if type(event) is not Comment]
+        except ProtocolError as exc:
+            exc.events = [event for event in exc.events if type(event) is not Comment]
+            raise
+
+    def feed_with_comments(self, data: bytes | bytearray | memoryview) -> list[E | Comment]:
+        """:meth:`feed`, and each comment line of the stream (a keepalive) as a
+        :class:`~sse_engine.Comment` where it came (none after the verdict).
+
+        For a relay that passes keepalives on where they were. The parser keeps
+        comments from the first call on, which must come before any ``feed()``
+        (:class:`UsageError` otherwise); a lane not asked pays nothing for them.
+        """
+        if not self._comments:
+            if self._parser.bytes_fed:
+                raise UsageError("feed_with_comments() must come before any feed()")
+            self._comments = True
+            self._parser = self._reports.parser = self._new_parser()
+        return self._feed(data)
+
+    def _feed(self, data: bytes | bytearray | memoryview) -> list[Any]:
         given: object = data  # typed as bytes, but a caller may still pass a str
         if type(given) is not bytes and isinstance(given, str):
             raise UsageError(
@@ -234,7 +283,8 @@ class Lane(LaneReports, Generic[E]):
             self._state = state = _STREAM
         if state is not _STREAM:
             if state is _ERROR_BODY:
-                self._collect_body(data)
+                assert self._body is not None
+                self._body.add(data)
                 return []
             self._raise_not_open()
         if self._discarding:
@@ -242,10 +292,8 @@ class Lane(LaneReports, Generic[E]):
         # Bytes after the verdict are still parsed, so that what is reported
         # about them (one event_after_end per event) does not depend on how
         # the reads were split.
-        parser = self._parser
-        self._bytes_before = parser.bytes_fed
         try:
-            sses = parser.feed(data)
+            sses = self._parser.feed(data)
         except EventTooLarge as exc:
             out = self._interpret(exc.events)
             if self.outcome is None:
@@ -263,7 +311,8 @@ class Lane(LaneReports, Generic[E]):
         ``error`` is why, when the caller knows more than "the bytes ended" (the
         transport's exception, an expired deadline, a refused resume, as
         :func:`iter_events` passes them): a ``TRUNCATED`` end carries it instead
-        of the lane's own; any other outcome stands. Closing twice is harmless;
+        of the lane's own, and is not judged ``wrong_lane`` (a cut stream says
+        nothing of the lane); any other outcome stands. Closing twice is harmless;
         ``feed()`` after ``close()`` raises :class:`UsageError`.
         """
         state = self._state
@@ -273,7 +322,10 @@ class Lane(LaneReports, Generic[E]):
         if state is _CLOSED:
             return []
         if state is _ERROR_BODY:
-            return self._end_with_error_body()
+            assert self._body is not None
+            ended: list[E] = []
+            self._end(Outcome.FAILED, self._body.error(self.json_loads), ended)
+            return ended
         out: list[Any] = []
         if self.outcome is not None and self._parser.in_event and not self._discarding:
             self._warn(
@@ -293,6 +345,7 @@ class Lane(LaneReports, Generic[E]):
                 self._fail(exc, out)
             if error is not None and outcome is Outcome.TRUNCATED:
                 own = error
+                self._shape = None  # only a stream that ended can be judged wrong_lane
             self._end(outcome, own, out)
         return out
 
@@ -308,32 +361,17 @@ class Lane(LaneReports, Generic[E]):
         """
         if self.outcome is not None:
             return
-        if outcome is not Outcome.FAILED and not self._recognized and self._foreign is not None:
-            outcome, error = Outcome.FAILED, self._wrong_lane_error()
+        shape = self._shape
+        if outcome is not Outcome.FAILED and shape is not None and shape.foreign is not None:
+            outcome, error = Outcome.FAILED, shape.wrong_lane_error(self.api_name)
         self.outcome = outcome
-        self.error = error = self._with_context(error)
+        self._reports.ended = True
+        self.error = error = None if error is None else with_headers(error, self._headers)
         out.append(StreamEnd(outcome, error))
 
-    @overload
-    def _with_context(self, error: StreamError) -> StreamError: ...
-    @overload
-    def _with_context(self, error: None) -> None: ...
-
-    def _with_context(self, error: StreamError | None) -> StreamError | None:
-        """``error`` with what the response headers say (``retry_after``, ``request_id``).
-
-        A lane calls it for an error it puts on an event; ``_end`` for every verdict.
-        """
-        headers = self._headers
-        if error is None or headers is None:
-            return error
-        wait = error.retry_after
-        if wait is None:
-            wait = retry_after(headers)
-        ident = error.request_id or request_id(headers)
-        if wait == error.retry_after and ident == error.request_id:
-            return error
-        return attrs.evolve(error, retry_after=wait, request_id=ident)
+    def _with_context(self, error: StreamError) -> StreamError:
+        """``error`` with what the response headers say (``retry_after``, ``request_id``)."""
+        return with_headers(error, self._headers)
 
     def _decode(self, sse: ServerSentEvent) -> Any:
         """The event's data as JSON; bad JSON is a ProtocolError that says where."""
@@ -342,20 +380,18 @@ class Lane(LaneReports, Generic[E]):
         except (ValueError, TypeError, RecursionError) as exc:
             snippet = sse.data[:80]
             raise ProtocolError(
-                f"invalid JSON in SSE event #{self._event_index} (event {describe(sse.event)}, "
-                f"in the bytes {self._bytes_before}..{self._parser.bytes_fed}): "
-                f"{_exception_text(exc)}; data begins {snippet!r}"
+                f"invalid JSON in SSE event #{self._event_index} (event {describe(sse.event)}): "
+                f"{exception_text(exc)}; data begins {snippet!r}"
             ) from exc
-        if not self._recognized:
+        if self._shape is not None:
             self._note_shape(sse.event, payload)
         return payload
 
-    def _truncation_error(self) -> StreamError:
-        return StreamError(
-            message=f"the transport ended before {self.terminal_event_name}",
-            code="stream_truncated",
-            retryable=True,
-        )
+    def _note_shape(self, event: str, payload: Any) -> None:
+        """Check a decoded event's shape while the stream has not proved its own."""
+        shape = self._shape
+        if shape is not None and shape.recognized(event, payload):
+            self._shape = None
 
     def _reopen(self) -> None:
         """Prepare for a new connection's bytes (resume): a fresh parser, open again.
@@ -365,50 +401,58 @@ class Lane(LaneReports, Generic[E]):
         """
         if self._state is _FAILED:
             self._raise_not_open()
-        self._parser = SSEParser(self.max_event_size)
-        if self.comments_read is not None:
-            self._parser = SSEParser(self.max_event_size, comments=True)  # type: ignore[assignment]
+        self._parser = self._new_parser()
+        reports = self._reports
+        reports.parser = self._parser
+        reports.ended = False
         self._state = _STREAM
         self.outcome = None
         self.error = None
         self._post_end_events = False
         self._discarding = False
-        self._after_end = None
 
     # -- internals -------------------------------------------------------------
 
-    def _interpret(self, sses: list[ServerSentEvent]) -> list[E]:
-        parser = self._parser
-        marks: list[tuple[int, int, int]] = []
-        if parser._bad_utf8 is not None:  # the parser's marks of invalid UTF-8 (rare)
-            marks = parser.invalid_utf8
-            parser._bad_utf8 = None
-        if self.comments_read is not None:
-            kept = [sse for sse in sses if type(sse) is ServerSentEvent]
-            self.comments_read += len(sses) - len(kept)
-            if marks:  # a mark's position counts the comments before it: count events only
-                marks = [
-                    (sum(type(item) is ServerSentEvent for item in sses[:position]), at, count)
-                    for position, at, count in marks
-                ]
-            sses = kept
+    def _new_parser(self) -> SSEParser[Any]:
+        if self._comments:
+            return SSEParser(self.max_event_size, comments=True)
+        return SSEParser(self.max_event_size)
+
+    def _interpret(self, sses: list[Any]) -> list[E]:
+        marks = self._parser.invalid_utf8  # where this read held invalid UTF-8 (rarely anywhere)
         out: list[E] = []
-        if marks:
-            # Each mark goes before the event it precedes, split or not.
-            done = 0
-            for position, offset, count in marks:
-                self._interpret_into(sses[done:position], out)
-                done = max(done, position)
-                self._invalid_utf8(offset, count)
-            self._interpret_into(sses[done:], out)
+        if not marks and not self._comments:
+            self._interpret_into(sses, out)
             return out
-        self._interpret_into(sses, out)
+        # The rare path: each mark of invalid UTF-8, and each comment kept, goes
+        # where it was among the events, however the reads were split.
+        pending = iter(marks)
+        mark = next(pending, None)
+        run: list[ServerSentEvent] = []
+        for position, item in enumerate(sses):
+            while mark is not None and mark[0] <= position:
+                self._interpret_into(run, out)
+                run = []
+                self._reports.invalid_utf8(mark[1], mark[2])
+                mark = next(pending, None)
+            if type(item) is ServerSentEvent:
+                run.append(item)
+            else:  # a Comment, read only when kept
+                self._interpret_into(run, out)
+                run = []
+                if self.outcome is None:
+                    out.append(item)
+        self._interpret_into(run, out)
+        while mark is not None:
+            self._reports.invalid_utf8(mark[1], mark[2])
+            mark = next(pending, None)
         return out
 
     def _interpret_into(self, sses: list[ServerSentEvent], out: list[E]) -> None:
         on_event = self._on_event
+        reports = self._reports
         for sse in sses:
-            self._event_index += 1
+            reports.event_index += 1
             if self.outcome is not None and not self._post_end_events:
                 self._warn(
                     "event_after_end",
@@ -426,7 +470,7 @@ class Lane(LaneReports, Generic[E]):
                 # say): the bytes cannot be interpreted, which is a ProtocolError.
                 wrapped = ProtocolError(
                     f"SSE event #{self._event_index} ({describe(sse.event)}) has a payload "
-                    f"this lane cannot interpret: {_exception_text(exc)}"
+                    f"this lane cannot interpret: {exception_text(exc)}"
                 )
                 wrapped.__cause__ = exc
                 self._fail(wrapped, out)
@@ -451,56 +495,3 @@ class Lane(LaneReports, Generic[E]):
             raise ProtocolError(f"this lane failed earlier: {self._failure}") from self._failure
         raise UsageError("feed() called after close(): the stream has ended")
 
-    def _collect_body(self, data: bytes | bytearray | memoryview) -> None:
-        room = (self.max_event_size or 1 << 62) - len(self._body)
-        if room > 0:
-            self._body += bytes(data[:room])
-
-    def _end_with_error_body(self) -> list[E]:
-        text = self._body.decode("utf-8", "replace")
-        try:
-            payload = self.json_loads(text)
-        except (ValueError, TypeError, RecursionError):
-            payload = None
-        if isinstance(payload, Mapping) and ("error" in payload or payload.get("type") == "error"):
-            error = StreamError.from_payload(payload, status=self._status)
-        elif self._status is not None and 200 <= self._status < 300:
-            error = StreamError(
-                message=f"expected text/event-stream, got {self._content_type}: {text[:200]}",
-                code="not_an_event_stream",
-                status=self._status,
-                retryable=False,
-                raw=payload if payload is not None else text,
-            )
-        else:
-            error = StreamError.from_text(text, status=self._status)
-        out: list[E] = []
-        self._end(Outcome.FAILED, error, out)
-        return out
-
-
-_NO_HEADERS: Mapping[str, str] = HeaderMap()
-
-
-def _content_type(headers: Headers | None) -> str | None:
-    """The media type of ``Content-Type`` (lower-cased, no parameters), or None.
-
-    A header sent twice reads as its first value.
-    """
-    if headers is None:
-        return None
-    if not isinstance(headers, HeaderMap):
-        headers = HeaderMap(headers)
-    value = headers.first("content-type")
-    return None if value is None else value.split(";", 1)[0].strip().lower()
-
-
-def _exception_text(exc: BaseException) -> str:
-    """An exception as ``Type: message``, safe for one that carries a payload value."""
-    try:
-        text = str(exc)
-    except (RecursionError, ValueError):
-        text = ""
-    if len(text) > 200:
-        text = text[:199] + "…"
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

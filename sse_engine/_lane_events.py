@@ -8,7 +8,7 @@ the ones all three share: :class:`StreamEnd` (exactly once per stream),
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, final
+from typing import Any, ClassVar, final
 
 import attrs
 
@@ -36,6 +36,10 @@ class LaneEvent:
     """
 
     __slots__ = ()
+
+    #: Whether one class stands for several of the wire's event types, told apart
+    #: by the event's ``type`` (every Responses class; an unknown Messages event).
+    many_types: ClassVar[bool] = False
 
 
 @final

@@ -1,96 +1,68 @@
-"""What a lane reports besides its events: warnings, and whether the stream is its own.
+"""What a lane reports besides its events: its warnings, each located where it was noticed.
 
-:class:`LaneReports` is the half of :class:`~sse_engine.Lane` that keeps
-``lane.warnings`` (strict mode turns them into errors; after the verdict a
-repeated code is one warning with a ``count``; invalid UTF-8 is one warning
-per stream) and decides ``wrong_lane``: a stream whose events are all of
-another shape than the lane's (``recognize``) fails as not retryable,
-naming the lane it looks like. ``_lane.py`` owns the cycle and the verdict.
+A lane holds one :class:`Reports` and hands it to the helpers it holds (a
+snapshot that warns about a loss, the Chat lane's call assembly, ...), so
+every part of the state machine reports the same way without holding the
+lane: strict mode turns a broken ordering rule into a :class:`ProtocolError`;
+after the verdict a repeated code is one warning with a ``count`` (a peer that
+keeps sending cannot grow ``lane.warnings`` without bound); invalid UTF-8 is
+one warning per stream; a loss in ``to_api()`` is one warning per kind.
+
+``event_index`` is the stream's SSE event being interpreted (the lane counts
+them here), and ``parser`` the one whose ``bytes_fed`` says where the stream
+is: together they locate each warning.
 """
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import attrs
 
 from sse_engine._errors import ProtocolError
-from sse_engine._json import describe
 from sse_engine._lane_events import LaneWarning
-from sse_engine._outcome import Outcome, StreamError
 from sse_engine._parser import SSEParser
-from sse_engine._sse import ServerSentEvent
 
-__all__ = ["LaneReports"]
-
-#: The lane classes that know their wire format's shape (they define
-#: ``recognize``), asked to name the lane a foreign stream belongs to.
-_SHAPED: list[type[LaneReports]] = []
+__all__ = ["Reports"]
 
 
-class LaneReports:
-    """The warnings and the shape check every lane shares; the state they use is the lane's."""
+class Reports:
+    """A lane's warnings and the rules for adding to them (the lane and its helpers share one)."""
 
-    warnings: list[LaneWarning]
-    outcome: Outcome | None
-    strict: bool
-    _event_index: int
-    _parser: SSEParser[ServerSentEvent]
+    __slots__ = (
+        "_after_end",
+        "_lossy",
+        "_utf8_warning",
+        "ended",
+        "event_index",
+        "parser",
+        "strict",
+        "warnings",
+    )
 
-    #: The API this lane reads, for messages ("Chat Completions", ...).
-    api_name = "this lane's API"
+    def __init__(self, strict: bool, parser: SSEParser[Any]) -> None:
+        self.strict = strict
+        self.parser = parser
+        #: The lane's warnings (what ``lane.warnings`` is).
+        self.warnings: list[LaneWarning] = []
+        #: The SSE event being interpreted, counted from 0 (-1 before the first).
+        self.event_index = -1
+        #: The verdict is known: a repeated code folds into one warning.
+        self.ended = False
+        self._after_end: dict[str, int] | None = None  # code -> index of its post-verdict warning
+        self._utf8_warning: int | None = None  # index of the stream's invalid_utf8 warning
+        self._lossy: set[str] | None = None  # to_api() losses already warned about
 
-    #: False until an event of this lane's shape arrived (only lanes that
-    #: define ``recognize`` check; see ``_note_shape``).
-    _recognized = True
-    _foreign: str | None = None  # why an event of the stream looked foreign
-    _after_end: dict[str, int] | None = None  # code -> index of its post-verdict warning
-    _utf8_warning: int | None = None  # index of the stream's invalid_utf8 warning
-    _lossy: set[str] | None = None  # to_api() losses already warned about
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "recognize" in cls.__dict__:
-            cls._recognized = False
-            _SHAPED.append(cls)
-
-    @classmethod
-    def recognize(cls, event: str, payload: Any) -> str | None:
-        """Why an SSE event is one this lane's wire format sends, or None when it is not.
-
-        ``event`` is the ``event:`` name, ``payload`` the data decoded as JSON
-        (None when it is not JSON). The answer is a short phrase for messages
-        (``"object chat.completion.chunk"``, ``"event: message_start"``).
-        Error reports are no lane's own (every API sends them). A stream none
-        of whose events this lane recognises ends FAILED with code
-        ``wrong_lane``; the CLI names a capture's lane with it.
-        """
-        return None
-
-    @classmethod
-    def recognize_error(cls, event: str, payload: Any) -> str | None:
-        """Why an error report has this lane's own shape, or None when it does not say.
-
-        For a tool that must name the API of a capture holding nothing but an
-        error (``recognize`` leaves errors out on purpose, so that a failure
-        stays that failure in any lane). ``event`` is the ``event:`` name of
-        an error frame, or ``""`` for a JSON error body sent instead of a
-        stream; ``payload`` the decoded JSON. Several APIs share the OpenAI
-        envelope, so most error reports name no lane.
-        """
-        return None
-
-    def _violation(self, code: str, message: str) -> None:
+    def violation(self, code: str, message: str) -> None:
         """A broken ordering rule: a warning, or a ProtocolError when strict."""
         if self.strict:
-            raise ProtocolError(f"{message} (SSE event #{self._event_index}, strict mode)")
-        self._warn(code, message)
+            raise ProtocolError(f"{message} (SSE event #{self.event_index}, strict mode)")
+        self.warn(code, message)
 
-    def _warn(self, code: str, message: str) -> None:
+    def warn(self, code: str, message: str) -> None:
+        """An anomaly tolerated: one more warning (after the verdict, a repeat counts)."""
         warnings = self.warnings
-        if self.outcome is not None:
-            # After the verdict, repeats of a code fold into one warning.
+        if self.ended:
             after_end = self._after_end
             if after_end is None:
                 after_end = self._after_end = {}
@@ -103,59 +75,19 @@ class LaneReports:
                 return
             after_end[code] = len(warnings)
         warnings.append(
-            LaneWarning(code, message, max(self._event_index, 0), self._parser.bytes_fed)
+            LaneWarning(code, message, max(self.event_index, 0), self.parser.bytes_fed)
         )
 
-    def _loss_report(self) -> _LossReport:
-        """What a snapshot calls when ``to_api()`` replaced a value (see ``_note_loss``)."""
-        return _LossReport(self)
-
-    def _note_loss(self, loss: str) -> None:
+    def note_loss(self, loss: str) -> None:
         """``snapshot.to_api()`` replaced what JSON cannot carry: one warning per kind."""
         lossy = self._lossy
         if lossy is None:
             lossy = self._lossy = set()
         if loss not in lossy:
             lossy.add(loss)
-            self._warn("not_plain_json", f"snapshot.to_api(): {loss}")
+            self.warn("not_plain_json", f"snapshot.to_api(): {loss}")
 
-    def _note_shape(self, event: str, payload: Any) -> None:
-        """Until an event of this lane's shape arrives: is this decoded one of it, or foreign?
-
-        A subclass calls it (through ``_decode``) for every event whose data
-        it decodes, before acting on it, only while ``_recognized`` is False:
-        a stream of the right lane pays for it once. Error reports are
-        neither (every API sends them); data that is not JSON never gets here.
-        """
-        if event == "error" or (
-            type(payload) is dict and ("error" in payload or payload.get("type") == "error")
-        ):
-            return
-        if type(self).recognize(event, payload):
-            self._recognized = True
-        elif self._foreign is None:
-            self._foreign = self._looks_like(event, payload)
-
-    def _looks_like(self, event: str, payload: Any) -> str:
-        """What a foreign event is: the lane that recognises it, or no lane at all."""
-        for other in _SHAPED:
-            if not isinstance(self, other):
-                why = other.recognize(event, payload)
-                if why:
-                    return (
-                        f"it looks like a {other.api_name} stream ({why}): "
-                        f"read it with {other.__name__}"
-                    )
-        return f"no lane recognises it either (its first foreign event is {describe(event)})"
-
-    def _wrong_lane_error(self) -> StreamError:
-        return StreamError(
-            message=f"no event of this stream is a {self.api_name} event; {self._foreign}",
-            code="wrong_lane",
-            retryable=False,
-        )
-
-    def _invalid_utf8(self, offset: int, count: int) -> None:
+    def invalid_utf8(self, offset: int, count: int) -> None:
         """Invalid UTF-8 became U+FFFD: one warning per stream, counting every sequence."""
         at = self._utf8_warning
         warnings = self.warnings
@@ -167,30 +99,11 @@ class LaneReports:
                     f"invalid UTF-8 at byte {offset} of the stream (counting a CRLF as one "
                     "byte) was replaced by U+FFFD, as the SSE rules say; the count is how many "
                     "invalid sequences the stream held",
-                    self._event_index + 1,
-                    self._parser.bytes_fed,
+                    self.event_index + 1,
+                    self.parser.bytes_fed,
                     count,
                 )
             )
         else:
             first = warnings[at]
             warnings[at] = attrs.evolve(first, count=first.count + count)
-
-
-class _LossReport:
-    """Calls the lane's ``_note_loss`` without keeping the lane alive.
-
-    A snapshot holding the lane's bound method would make a lane <-> snapshot
-    cycle, freed only by the cyclic collector; a gateway frees lanes by the
-    thousand, so the link is weak.
-    """
-
-    __slots__ = ("_lane",)
-
-    def __init__(self, lane: LaneReports) -> None:
-        self._lane = weakref.ref(lane)
-
-    def __call__(self, loss: str) -> None:
-        lane = self._lane()
-        if lane is not None:
-            lane._note_loss(loss)

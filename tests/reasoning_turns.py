@@ -30,7 +30,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from sse_engine import (
-    encode_chat_done,
+    Outcome,
+    StreamEnd,
     encode_chat_event,
     encode_messages_event,
     encode_responses_event,
@@ -319,7 +320,7 @@ def render_chat(turn: ThinkingTurn) -> bytes:
                                                 "code": "server_error"}}))
     elif turn.ending != "truncated":
         out.append(chunk({}, finish_reason="stop" if turn.ending == "stop" else "length"))
-        out.append(encode_chat_done())
+        out.append(encode_chat_event(StreamEnd(Outcome.COMPLETED)))
     return b"".join(out)
 
 

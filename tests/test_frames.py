@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sse_engine import (
+    FORMATS,
     Lane,
     LaneEvent,
     Outcome,
@@ -18,7 +19,6 @@ from sse_engine import (
     StreamEnd,
     StreamError,
     StreamRestarted,
-    encode_chat_done,
     encode_chat_event,
     encode_lane_events,
     encode_messages_event,
@@ -29,11 +29,7 @@ from sse_engine.messages import MessageError, MessagesLane, Ping
 from sse_engine.responses import ResponsesLane, ResponseUnknownEvent
 
 CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 STREAM_CAPTURES = sorted(p.name for p in CAPTURES.glob("*_*.sse"))
 
 
@@ -69,8 +65,8 @@ def test_encoding_picks_the_wire_format_from_a_lane_class() -> None:
     _, events = run(ChatCompletionsLane, (CAPTURES / "chat_basic.sse").read_bytes())
     frames = list(encode_lane_events(ChatCompletionsLane, events))
     assert all(f.startswith(b"data: {") for f in frames[:-1])
-    assert frames[-1] == encode_chat_done() == b"data: [DONE]\n\n"
-    with pytest.raises(TypeError, match="no frame encoder"):
+    assert frames[-1] == encode_chat_event(StreamEnd(Outcome.COMPLETED)) == b"data: [DONE]\n\n"
+    with pytest.raises(TypeError, match="Lane is not the lane of any wire format"):
         list(encode_lane_events(Lane, events))
 
 
@@ -238,7 +234,8 @@ def test_chat_text_deltas_survive_the_trip(pieces: list[str]) -> None:
     ]
     chunks.append({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    body = b"".join(encode_chat_event(c) for c in chunks) + encode_chat_done()
+    done = encode_chat_event(StreamEnd(Outcome.COMPLETED))
+    body = b"".join(encode_chat_event(c) for c in chunks) + done
     lane, events = run(ChatCompletionsLane, body)
     assert lane.outcome is Outcome.COMPLETED
     assert lane.snapshot.choices[0].content == "".join(as_json(pieces))

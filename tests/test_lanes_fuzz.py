@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sse_engine import (
-    ChatCompletionsLane,
+    FORMATS,
     Lane,
-    MessagesLane,
     ProtocolError,
     ResponsesLane,
     StreamEnd,
@@ -38,11 +38,7 @@ from sse_engine import (
 
 CAPTURES = Path(__file__).resolve().parents[1] / "sse_engine" / "captures"
 BODIES = {p.name: p.read_bytes() for p in sorted(CAPTURES.glob("*.sse"))}
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 LOADS: dict[str, Callable[[Any], Any]] = {"json": json.loads, "orjson": orjson.loads}
 FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -65,7 +61,8 @@ def run(
         events += lane.close()
     except ProtocolError as exc:  # any other exception fails the test as it escapes
         events += exc.events
-        failure = type(exc).__name__
+        # The message too: it names the event, never the read it came in (issue 20 item 8).
+        failure = f"{type(exc).__name__}: {exc}"
         assert (exc.events and isinstance(exc.events[-1], StreamEnd)) or any(
             isinstance(e, StreamEnd) for e in events[: len(events) - len(exc.events)]
         )
@@ -77,7 +74,10 @@ def run(
     api = json.dumps(lane.snapshot.to_api(), allow_nan=False, sort_keys=True)
     warnings = [w.code for w in lane.warnings if w.code not in _AFTER_END]
     after_end = any(w.code in _AFTER_END for w in lane.warnings)
-    error = None if lane.error is None else (lane.error.code, lane.error.retryable)
+    error = (
+        None if lane.error is None
+        else (lane.error.code, lane.error.retryable, lane.error.message)
+    )
     return (
         [type(e).__name__ for e in events],
         lane.outcome,
@@ -93,7 +93,8 @@ def run(
 
 
 def blocks_of(body: bytes) -> list[bytes]:
-    return [b + b"\n\n" for b in body.split(b"\n\n") if b]
+    """The body's events, each with its blank line (LF captures, and Gemini's CRLF ones)."""
+    return [b for b in re.split(rb"(?<=\r\n\r\n)|(?<=[^\r]\n\n)", body) if b]
 
 
 def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -126,7 +127,7 @@ ODD_VALUES: list[Any] = [
 
 def replace_at(block: bytes, path_index: int, value: Any, deep: str) -> bytes:
     """The block with the JSON value at the ``path_index``-th position replaced."""
-    head, sep, data = block.rstrip(b"\n").rpartition(b"data: ")
+    head, sep, data = block.rstrip(b"\r\n").rpartition(b"data: ")
     try:
         payload = json.loads(data)
         spots = paths(payload)
@@ -246,7 +247,7 @@ def test_the_issues_deep_messages_example_fails_cleanly() -> None:
         b'"content_block":' + b"[" * 1000 + b"0" + b"]" * 1000 + b"}\n\n"
     )
     _, outcome, error, failure, *_ = run("messages", "orjson", [body])
-    assert failure == "ProtocolError" and outcome is not None and error is not None
+    assert failure.startswith("ProtocolError: ") and outcome is not None and error is not None
 
 
 def test_nan_from_the_wire_becomes_null_with_a_warning() -> None:

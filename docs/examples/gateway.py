@@ -24,9 +24,9 @@ import aiohttp
 from aiohttp import web
 
 from sse_engine import ChatCompletionsLane, MessagesLane
-from sse_engine.relay import Relay, Target
+from sse_engine.relay import Relay
 
-ROUTES: dict[str, Target] = {
+ROUTES: dict[str, str] = {
     "/v1/chat/completions": "chat",
     "/v1/responses": "responses",
     "/v1/messages": "messages",
@@ -37,7 +37,7 @@ KIND = web.AppKey("kind", str)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
 
 
-def conversation(target: Target, body: dict[str, Any]) -> tuple[str, list[dict[str, str]]]:
+def conversation(target: str, body: dict[str, Any]) -> tuple[str, list[dict[str, str]]]:
     """The system prompt and the text turns of a request in any of the three formats."""
     system = body.get("system") or body.get("instructions") or ""
     given = body.get("input", []) if target == "responses" else body.get("messages", [])
@@ -53,7 +53,7 @@ def conversation(target: Target, body: dict[str, Any]) -> tuple[str, list[dict[s
     return system, turns
 
 
-def upstream_request(kind: str, target: Target, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def upstream_request(kind: str, target: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The upstream's path and request body for a client's request."""
     system, turns = conversation(target, body)
     model = body.get("model", "default")

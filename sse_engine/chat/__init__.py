@@ -12,7 +12,9 @@ by index. See ``docs/chat.md`` for the events, outcome rules and warning codes.
 
 from __future__ import annotations
 
+from sse_engine._formats import WireFormat, register_format
 from sse_engine._public import publish as _publish
+from sse_engine.chat._emit import ChatEmitter
 from sse_engine.chat._events import (
     ChatChoiceEvent,
     ChatChunk,
@@ -21,27 +23,31 @@ from sse_engine.chat._events import (
     ChatEvent,
     ChatFinish,
     ChatFunctionCallDelta,
-    ChatFunctionCallDone,
+    ChatFunctionCallEnd,
     ChatLogprobs,
     ChatRefusalDelta,
     ChatRole,
     ChatToolCallArgumentsDelta,
-    ChatToolCallDone,
+    ChatToolCallEnd,
     ChatToolCallStarted,
     ChatUnknownFrame,
     ChatUsage,
 )
-from sse_engine.chat._frames import encode_chat_done, encode_chat_event
-from sse_engine.chat._lane import (
-    COMPLETE_FINISH_REASONS,
-    INCOMPLETE_FINISH_REASONS,
-    ChatCompletionsLane,
-)
+from sse_engine.chat._frames import encode_chat_event
+from sse_engine.chat._lane import ChatCompletionsLane
+from sse_engine.chat._parts import ChatParts
 from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
     ChatCompletionSnapshot,
     ChatFunctionCallSnapshot,
     ChatToolCallSnapshot,
+)
+from sse_engine.chat._wire import (
+    COMPLETE_FINISH_REASONS,
+    INCOMPLETE_FINISH_REASONS,
+    PATHS,
+    recognize,
+    recognize_error,
 )
 
 __all__ = [
@@ -57,19 +63,32 @@ __all__ = [
     "ChatEvent",
     "ChatFinish",
     "ChatFunctionCallDelta",
-    "ChatFunctionCallDone",
+    "ChatFunctionCallEnd",
     "ChatFunctionCallSnapshot",
     "ChatLogprobs",
     "ChatRefusalDelta",
     "ChatRole",
     "ChatToolCallArgumentsDelta",
-    "ChatToolCallDone",
+    "ChatToolCallEnd",
     "ChatToolCallSnapshot",
     "ChatToolCallStarted",
     "ChatUnknownFrame",
     "ChatUsage",
-    "encode_chat_done",
     "encode_chat_event",
 ]
+
+register_format(
+    WireFormat(
+        name="chat",
+        title="Chat Completions",
+        lane=ChatCompletionsLane,
+        parts=ChatParts,
+        emitter=ChatEmitter,
+        encode=encode_chat_event,
+        recognize=recognize,
+        recognize_error=recognize_error,
+        paths=PATHS,
+    )
+)
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

@@ -17,10 +17,10 @@ from sse_engine._encoder import encode_event, encode_json, not_this_lane
 from sse_engine._lane import FrameItem, StreamEnd, StreamRestarted
 from sse_engine._outcome import Outcome
 from sse_engine.chat._events import ChatChunk, ChatUnknownFrame, _ChunkEvent
+from sse_engine.chat._wire import DONE_FRAME
 
-__all__ = ["encode_chat_done", "encode_chat_event"]
+__all__ = ["encode_chat_event"]
 
-_CHAT_DONE = b"data: [DONE]\n\n"
 # Failures the lane decides itself: no frame on the wire carried them.
 _VERDICT_CODES = frozenset({"protocol_error", "wrong_lane"})
 
@@ -42,11 +42,6 @@ def _error_frame(end: StreamEnd) -> bytes:
     if isinstance(raw, str):
         return encode_event(raw, event="error")
     return b""
-
-
-def encode_chat_done() -> bytes:
-    """The ``data: [DONE]`` frame that ends a Chat Completions stream."""
-    return _CHAT_DONE
 
 
 def encode_chat_event(item: FrameItem) -> bytes:
@@ -76,9 +71,9 @@ def encode_chat_event(item: FrameItem) -> bytes:
     if isinstance(item, StreamEnd):
         outcome = item.outcome
         if outcome is Outcome.COMPLETED or outcome is Outcome.INCOMPLETE:
-            return _CHAT_DONE
+            return DONE_FRAME
         if outcome is Outcome.TRUNCATED:
             reached = item.error is not None and item.error.code == "missing_finish_reason"
-            return _CHAT_DONE if reached else b""
+            return DONE_FRAME if reached else b""
         return _error_frame(item)  # FAILED
     raise not_this_lane(item, "Chat Completions")

@@ -16,12 +16,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from sse_engine import __version__
+from sse_engine import FORMATS, __version__
 from sse_engine._errors import SSEEngineError
 from sse_engine.cli import _inspect, _parse
 from sse_engine.cli._bench import run_bench
 from sse_engine.cli._demo import run_demo
-from sse_engine.cli._detect import LANES
 from sse_engine.cli._input import bundled_capture
 from sse_engine.cli._render import Style, terminal_width, use_color
 
@@ -36,7 +35,7 @@ EXIT_USAGE = 64
 
 
 def _demo_command(args: argparse.Namespace) -> int:
-    lanes = list(LANES) if args.lane == "all" else [args.lane]
+    lanes = list(FORMATS) if args.lane == "all" else [args.lane]
     style = Style(use_color(sys.stdout, args.color))
     return run_demo(sys.stdout, style, lanes, bundled_capture, width=terminal_width())
 
@@ -102,7 +101,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument(
         "--lane",
-        choices=("auto", *LANES),
+        choices=("auto", *FORMATS),
         default="auto",
         help="the API's wire format (default: detected from the first events)",
     )
@@ -130,7 +129,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "Responses stream resumed. Exit status 0 when every capture ends as expected.",
     )
     demo.add_argument(
-        "--lane", choices=("all", *LANES), default="all", help="only this lane's captures"
+        "--lane", choices=("all", *FORMATS), default="all", help="only this lane's captures"
     )
     _add_color(demo)
     demo.set_defaults(handler=_demo_command)

@@ -1,28 +1,31 @@
-"""``sse-engine demo``: the bundled captures of every lane through ``inspect``, no network.
+"""``sse-engine demo``: the bundled captures of every format through ``inspect``, no network.
 
-Per lane: a normal stream with text and a tool call, a stream cut mid-way, a
-stream that fails inside, and a JSON error body sent instead of a stream
-(HTTP 429). Then a dropped Responses stream resumed: the bundled capture is
-cut, the resume plan is printed, and the events after the cut (taken from the
-same capture and re-encoded, as the server would replay them) are fed through
-``lane.resume()``; the final snapshot must equal the uncut stream's.
+Per format in ``FORMATS``: a normal stream with text and a tool call, a
+stream cut mid-way, a stream that fails inside, and a JSON error body sent
+instead of a stream (HTTP 429), bundled as ``<format>_basic.sse`` and so on.
+Then, for a format whose lane can resume, a dropped stream resumed: the
+basic capture is cut, the resume plan is printed, and the capture's events
+from the one the cut fell in (what the server replays after the last event
+received) are fed through ``lane.resume()``; the final snapshot must equal
+the uncut stream's.
 """
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 import attrs
 
-from sse_engine import StreamEnd, StreamRestarted, encode_lane_events
+from sse_engine._formats import FORMATS, WireFormat
+from sse_engine._lane import Lane
 from sse_engine._outcome import Outcome
-from sse_engine.cli._inspect import LANE_TITLES, inspect_body, run_parts
+from sse_engine._parser import SSEParser
+from sse_engine.cli._inspect import inspect_body, run_parts
 from sse_engine.cli._render import DEFAULT_WIDTH, Style, render
 from sse_engine.cli._trace import LineIndex, trace
 from sse_engine.parts import PartStream
-from sse_engine.responses import ResponsesEvent, ResponsesLane
 
 __all__ = ["SCENARIOS", "Scenario", "run_demo"]
 
@@ -63,8 +66,7 @@ def _scenarios(lane: str) -> list[Scenario]:
     ]
 
 
-SCENARIOS: dict[str, list[Scenario]] = {lane: _scenarios(lane) for lane in LANE_TITLES}
-RESUME_CAPTURE = "responses_basic.sse"
+SCENARIOS: dict[str, list[Scenario]] = {name: _scenarios(name) for name in FORMATS}
 
 
 def _heading(style: Style, text: str, width: int) -> str:
@@ -85,7 +87,8 @@ def run_demo(
     """
     ok = True
     for lane in lanes:
-        out.write("\n" + style(f"{LANE_TITLES[lane]} lane", "bold") + "\n")
+        wire = FORMATS[lane]
+        out.write("\n" + style(f"{wire.title} lane", "bold") + "\n")
         for scenario in SCENARIOS[lane]:
             out.write(_heading(style, f"{scenario.capture}: {scenario.title}", width) + "\n")
             report = inspect_body(
@@ -98,8 +101,8 @@ def run_demo(
             if report["outcome"] != scenario.expected.value:
                 ok = False
                 out.write(style(f"  expected {scenario.expected.value.upper()}", "red") + "\n")
-        if lane == "responses":
-            ok = _resume(out, style, load(RESUME_CAPTURE), width) and ok
+        if wire.lane.resumable:
+            ok = _resume(out, style, wire, load, width) and ok
     status = 0 if ok else 1
     verdict = "every capture ended as expected" if ok else "some captures did NOT end as expected"
     out.write(
@@ -121,28 +124,31 @@ def _wrapped(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(text, max(width - _LABEL, 30), break_on_hyphens=False))
 
 
-def _resume(out: TextIO, style: Style, body: bytes, width: int) -> bool:
+def _resume(
+    out: TextIO, style: Style, wire: WireFormat, load: Callable[[str], bytes], width: int
+) -> bool:
     """Cut the capture, print the plan, resume with the rest, compare with the uncut run."""
-    out.write(_heading(style, f"{RESUME_CAPTURE} cut mid-stream, then resumed", width) + "\n")
-    uncut = ResponsesLane()
-    full = trace(uncut, body)
+    capture = f"{wire.name}_basic.sse"
+    body = load(capture)
+    out.write(_heading(style, f"{capture} cut mid-stream, then resumed", width) + "\n")
+    uncut: Lane[Any] = wire.lane()
+    trace(uncut, body)
     # Cut inside an event a little past the middle, as a dropped connection would.
     cut = body.index(b"\n\n", len(body) * 3 // 5) - 10
-    lane = ResponsesLane()
+    lane: Lane[Any] = wire.lane()
     stream = PartStream(lane)  # the turn, read through the cut and the resume
     run_parts(stream, body[:cut])
     line = LineIndex(body).line_of(cut)
-    last = lane.last_sequence_number
-    out.write(_row(
-        style, "cut",
-        f"at byte {cut} of {len(body)} (line {line}): "
-        f"{style(str(lane.outcome.value).upper() if lane.outcome else '?', 'bold', 'red')}, "
-        f"last sequence_number {last}",
-    ))
     plan = lane.resume_plan()
     if plan is None:
         out.write(style("  no resume plan", "red") + "\n")
         return False
+    out.write(_row(
+        style, "cut",
+        f"at byte {cut} of {len(body)} (line {line}): "
+        f"{style(str(lane.outcome.value).upper() if lane.outcome else '?', 'bold', 'red')}, "
+        f"last sequence_number {plan.starting_after}",
+    ))
     out.write(_row(style, "plan", f"{plan.method} {plan.url(DEMO_BASE_URL)}"))
     headers = ", ".join(f"{k}: {v}" for k, v in plan.headers.items())
     out.write(_row(
@@ -150,21 +156,15 @@ def _resume(out: TextIO, style: Style, body: bytes, width: int) -> bool:
         f"headers: {headers}" if headers else
         "headers: no Last-Event-ID (this capture sets no SSE id:; starting_after says where)",
     ))
-    replay = [
-        located.event for located in full.events
-        if isinstance(located.event, ResponsesEvent)
-        and not isinstance(located.event, StreamEnd | StreamRestarted)
-        and located.event.sequence_number is not None
-        and plan.starting_after is not None
-        and located.event.sequence_number > plan.starting_after
-    ]
-    continuation = b"".join(encode_lane_events(lane, replay))
+    # What the server replays: every event after the last one received whole.
+    continuation = body[body.rfind(b"\n\n", 0, cut) + 2 :]
+    replayed = len(SSEParser(None).feed(continuation))
     restarted = stream.resume()
     resumed, _ = run_parts(stream, continuation)
     out.write(_row(
         style, "resume",
-        f"lane.resume() then {len(replay)} events replayed after sequence_number "
-        f"{plan.starting_after} ({len(continuation)} bytes, re-encoded from the capture)"
+        f"lane.resume() then {replayed} events replayed after sequence_number "
+        f"{plan.starting_after} ({len(continuation)} bytes of the capture)"
         + (" [full replay]" if restarted else ""),
     ))
     outcome = lane.outcome

@@ -19,13 +19,12 @@ from typing import Any, cast
 import attrs
 
 from sse_engine._errors import ProtocolError
-from sse_engine._lane import LaneEvent, StreamEnd, StreamRestarted
+from sse_engine._formats import format_of
+from sse_engine._lane import Lane, LaneEvent, StreamEnd
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.cli._detect import (
     EXIT_STATUS,
     EXIT_UNREADABLE,
-    LANE_TITLES,
-    LANES,
     Unreadable,
     classify,
     detect_lane,
@@ -36,14 +35,10 @@ from sse_engine.cli._head import HeadError, HttpHead, split_head
 from sse_engine.cli._input import open_input, source_name
 from sse_engine.cli._render import Style, render, terminal_width, use_color
 from sse_engine.cli._trace import LineIndex, Trace, trace
-from sse_engine.messages import UnknownEvent
 from sse_engine.parts import Part, PartStream, Turn, Usage
-from sse_engine.responses import ResponsesEvent
 
 __all__ = [
     "EXIT_STATUS",
-    "LANES",
-    "LANE_TITLES",
     "LocatedPart",
     "Unreadable",
     "command",
@@ -95,10 +90,8 @@ def _label(event: LaneEvent) -> str:
     """What an event is counted as, in every lane: its class, as ``isinstance`` tells them
     apart; a class that stands for several wire types adds the type (every Responses
     class, and an unknown Messages event)."""
-    if isinstance(event, ResponsesEvent | UnknownEvent) and not isinstance(
-        event, StreamEnd | StreamRestarted
-    ):
-        return f"{type(event).__name__}({event.type})"
+    if event.many_types:
+        return f"{type(event).__name__}({getattr(event, 'type', '?')})"
     return type(event).__name__
 
 
@@ -118,7 +111,7 @@ class _Reading:
     SSE event; reading them one by one ties each part to the event it came from.
     """
 
-    def __init__(self, stream: PartStream) -> None:
+    def __init__(self, stream: PartStream[Lane[Any]]) -> None:
         self.lane = stream.lane
         self.stream = stream
         self.parts: list[tuple[Part, LaneEvent | None]] = []
@@ -158,7 +151,7 @@ class _Reading:
                            self.stream.translate([StreamEnd(lane.outcome, lane.error)])]
 
 
-def run_parts(stream: PartStream, body: bytes, *, close: bool = True) -> tuple[
+def run_parts(stream: PartStream[Lane[Any]], body: bytes, *, close: bool = True) -> tuple[
         Trace, list[LocatedPart]]:
     """:func:`trace` the stream's lane over ``body``, reading its events as parts as they come."""
     reading = _Reading(stream)
@@ -282,8 +275,7 @@ def inspect_body(
     if head is not None and status is None:
         status = head.status
     what = classify(body, lane, status, head.header("content-type") if head else None)
-    name = what.lane or "chat"
-    runner = new_lane(name)
+    runner = new_lane(what.lane)
     report: dict[str, Any] = {
         "source": source,
         "bytes": size,
@@ -291,6 +283,7 @@ def inspect_body(
         "http": head.record() if head else None,
         "lane": what.lane,
         "lane_reason": what.reason,
+        "described": what.described,
     }
     if what.kind == "error_body":
         assert what.status is not None
@@ -305,7 +298,7 @@ def inspect_body(
     run, located_parts = run_parts(stream, body)
     decoded = [e for e in run.events if not isinstance(e.event, StreamEnd)]
     if run.problem is not None and not decoded and what.kind == "stream":
-        raise Unreadable(f"not a {LANE_TITLES[name]} stream: {run.problem}")
+        raise Unreadable(f"not a {format_of(runner).title} stream: {run.problem}")
     index = LineIndex(body)
     outcome = runner.outcome
     report["sse_events"] = len(run.spans)

@@ -16,7 +16,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from sse_engine.cli._detect import LANE_TITLES
+from sse_engine._formats import FORMATS
 
 __all__ = ["Style", "render", "terminal_width", "use_color"]
 
@@ -170,14 +170,14 @@ def render(
     out = _Writer(style, max(width, _MIN_WIDTH), compact)
     size = f"{report['bytes']} bytes"
     if report["input"] == "error_body":
-        out.row("source", f"{report['source']} ({size}): a JSON error body, not a stream")
+        out.row("source", out.wrapped(f"{report['source']} ({size}): {report['described']}"))
     else:
         out.row("source", f"{report['source']} ({size}, {report['sse_events']} SSE events)")
     http = report.get("http")
     if http is not None:
         out.row("response", out.wrapped(describe_response(http)))
     lane = report["lane"]
-    title = LANE_TITLES[lane] if lane else "Chat Completions or Responses"
+    title = FORMATS[lane].title if lane else "not named"
     reason = report["lane_reason"]
     out.row("lane", f"{title} ({'as given' if reason.startswith('--') else reason})")
     _outcome(out, report)

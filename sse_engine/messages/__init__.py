@@ -6,13 +6,14 @@ other, and when the two disagree the JSON wins and a warning says so. See
 ``docs/messages.md`` for the events, the outcome rules and the warning codes.
 
 :data:`MessagesEvent` is the union of the lane's ``@final`` event classes and
-``StreamEnd``: what ``MessagesLane.feed()`` returns (``MessageEvent`` is the
-same union, under the name the lane's base class had).
+``StreamEnd``: what ``MessagesLane.feed()`` returns.
 """
 
 from __future__ import annotations
 
+from sse_engine._formats import WireFormat, register_format
 from sse_engine._public import publish as _publish
+from sse_engine.messages._emit import MessagesEmitter
 from sse_engine.messages._events import (
     BlockDelta,
     BlockStart,
@@ -21,26 +22,22 @@ from sse_engine.messages._events import (
     InputJsonDelta,
     MessageDelta,
     MessageError,
-    MessageEvent,
     MessagesEvent,
     MessageStart,
     MessageStop,
     OtherDelta,
     Ping,
     SignatureDelta,
-    TextDelta,
+    TextBlockDelta,
     ThinkingDelta,
     ToolUseStop,
     UnknownEvent,
 )
 from sse_engine.messages._frames import encode_messages_event
-from sse_engine.messages._lane import (
-    MessagesLane,
-)
-from sse_engine.messages._snapshot import (
-    ContentBlock,
-    MessageSnapshot,
-)
+from sse_engine.messages._lane import MessagesLane
+from sse_engine.messages._parts import MessagesParts
+from sse_engine.messages._snapshot import ContentBlock, MessageSnapshot
+from sse_engine.messages._wire import PATHS, recognize, recognize_error
 
 __all__ = [
     "BlockDelta",
@@ -51,7 +48,6 @@ __all__ = [
     "InputJsonDelta",
     "MessageDelta",
     "MessageError",
-    "MessageEvent",
     "MessageSnapshot",
     "MessageStart",
     "MessageStop",
@@ -60,11 +56,25 @@ __all__ = [
     "OtherDelta",
     "Ping",
     "SignatureDelta",
-    "TextDelta",
+    "TextBlockDelta",
     "ThinkingDelta",
     "ToolUseStop",
     "UnknownEvent",
     "encode_messages_event",
 ]
+
+register_format(
+    WireFormat(
+        name="messages",
+        title="Messages",
+        lane=MessagesLane,
+        parts=MessagesParts,
+        emitter=MessagesEmitter,
+        encode=encode_messages_event,
+        recognize=recognize,
+        recognize_error=recognize_error,
+        paths=PATHS,
+    )
+)
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

@@ -12,7 +12,7 @@ knows every event a Messages stream can bring (and that no other lane's can).
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias, final
+from typing import Any, ClassVar, TypeAlias, final
 
 import attrs
 
@@ -27,14 +27,13 @@ __all__ = [
     "InputJsonDelta",
     "MessageDelta",
     "MessageError",
-    "MessageEvent",
     "MessageStart",
     "MessageStop",
     "MessagesEvent",
     "OtherDelta",
     "Ping",
     "SignatureDelta",
-    "TextDelta",
+    "TextBlockDelta",
     "ThinkingDelta",
     "ToolUseStop",
     "UnknownEvent",
@@ -93,8 +92,13 @@ class BlockDelta(_MessagesFrame):
 
 @final
 @attrs.frozen
-class TextDelta(BlockDelta):
-    """``text_delta``: print ``text`` now; it extends text block ``index``."""
+class TextBlockDelta(BlockDelta):
+    """``text_delta``: print ``text`` now; it extends text block ``index``.
+
+    The lane's event for one wire delta (``index`` says which block); the
+    part that means "answer text grew" in every format is
+    :class:`sse_engine.TextDelta`.
+    """
 
     text: str
 
@@ -237,6 +241,8 @@ class UnknownEvent(_MessagesFrame):
     payload has none); ``raw`` is the whole payload.
     """
 
+    many_types: ClassVar[bool] = True
+
     type: str
 
 
@@ -248,7 +254,7 @@ MessagesEvent: TypeAlias = (
     MessageStart
     | Ping
     | BlockStart
-    | TextDelta
+    | TextBlockDelta
     | ThinkingDelta
     | SignatureDelta
     | InputJsonDelta
@@ -262,5 +268,3 @@ MessagesEvent: TypeAlias = (
     | UnknownEvent
     | StreamEnd
 )
-#: The same union under the name the Messages base class had (before the unions).
-MessageEvent: TypeAlias = MessagesEvent

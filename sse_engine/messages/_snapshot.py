@@ -13,12 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 from sse_engine._json import plain_json
+from sse_engine.messages._wire import TOOL_BLOCK_TYPES
 
-__all__ = ["TOOL_BLOCK_TYPES", "ContentBlock", "MessageSnapshot"]
+__all__ = ["ContentBlock", "MessageSnapshot"]
 
 #: Block types whose input streams as ``input_json_delta`` fragments. The
 #: stable SDK tracks tool_use and server_tool_use; the beta SDK adds mcp_tool_use.
-TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
 # The field that accumulates the block's streamed text, per block type.
 _TEXT_FIELD = {"text": "text", "thinking": "thinking"}

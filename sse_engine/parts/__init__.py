@@ -6,26 +6,20 @@ A :class:`PartStream` wraps any lane and turns its events into parts
 shape for Chat Completions, Responses and Messages, with each tool call's
 input readable while it streams and each block of reasoning kept with what
 its provider needs to have it back (:class:`ReasoningBlock`).
-:class:`PartialJSON` is the incremental reader behind that live input,
-usable on its own. See ``docs/parts.md`` and
-``docs/live-tool-input.md``.
+The incremental JSON reader behind that live input is
+:mod:`sse_engine.partial_json`. See ``docs/parts.md``.
+
+For a format's folder (``sse_engine/<format>/_parts.py``): :class:`Translator`,
+the base of its events-to-parts translator, with :data:`BASE_HANDLERS`, and
+:func:`count_tokens` for its usage reader.
 """
 
 from __future__ import annotations
 
 from sse_engine._public import publish as _publish
-from sse_engine.parts._json_events import (
-    JSONDelta,
-    JSONPath,
-    JSONStreamError,
-    JSONStringDelta,
-    JSONValue,
-)
-from sse_engine.parts._partial_json import PartialJSON
 from sse_engine.parts._parts import (
-    FINISH_REASONS,
+    Citation,
     Finish,
-    FinishReason,
     MessageItemStart,
     Part,
     ReasoningDelta,
@@ -33,43 +27,44 @@ from sse_engine.parts._parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    Usage,
     UsageUpdate,
 )
 from sse_engine.parts._stream import PartStream
+from sse_engine.parts._translator import BASE_HANDLERS, Translator
 from sse_engine.parts._turn import ReasoningBlock, ToolCall, Turn
+from sse_engine.parts._usage import FINISH_REASONS, FinishReason, Usage, count_tokens
 
 __all__ = [
+    "BASE_HANDLERS",
     "FINISH_REASONS",
+    "Citation",
     "Finish",
     "FinishReason",
-    "JSONDelta",
-    "JSONPath",
-    "JSONStreamError",
-    "JSONStringDelta",
-    "JSONValue",
     "MessageItemStart",
     "Part",
     "PartStream",
-    "PartialJSON",
     "ReasoningBlock",
     "ReasoningDelta",
     "ReasoningEnd",
     "ReasoningStart",
     "RefusalDelta",
     "Restart",
+    "ServerToolResult",
     "TextDelta",
     "ToolCall",
     "ToolCallDelta",
     "ToolCallEnd",
     "ToolCallStart",
+    "Translator",
     "Turn",
     "Usage",
     "UsageUpdate",
+    "count_tokens",
 ]
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

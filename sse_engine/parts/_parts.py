@@ -15,15 +15,17 @@ so the parts of one turn streamed by two providers compare equal.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, final
+from typing import Any, final
 
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts._turn import ReasoningBlock, ToolCall
+from sse_engine.parts._usage import FINISH_REASONS, FinishReason, Usage, count_tokens
 
 __all__ = [
     "FINISH_REASONS",
+    "Citation",
     "Finish",
     "FinishReason",
     "MessageItemStart",
@@ -33,46 +35,15 @@ __all__ = [
     "ReasoningStart",
     "RefusalDelta",
     "Restart",
+    "ServerToolResult",
     "TextDelta",
     "ToolCallDelta",
     "ToolCallEnd",
     "ToolCallStart",
     "Usage",
     "UsageUpdate",
+    "count_tokens",
 ]
-
-#: Why a turn ended, in one vocabulary for every lane (see :class:`Finish`).
-FinishReason = Literal[
-    "stop", "length", "tool_calls", "content_filter", "refusal", "pause", "error", "truncated",
-    "other",
-]
-FINISH_REASONS: Final[tuple[FinishReason, ...]] = (
-    "stop", "length", "tool_calls", "content_filter", "refusal", "pause", "error", "truncated",
-    "other",
-)
-
-
-@final
-@attrs.frozen
-class Usage:
-    """Token counts in one shape for every lane.
-
-    ``input_tokens`` counts the whole prompt, cached tokens included (as
-    OpenAI counts it; for Messages the cache reads and writes are added to
-    ``input_tokens``); ``cached_input_tokens`` is the part of it that was a
-    cache hit and ``reasoning_tokens`` the part of ``output_tokens`` spent
-    reasoning. A count the server did not send is None; Messages sends no
-    total, so ``total_tokens`` is input plus output there. ``raw`` is the
-    lane's own usage object, as sent (not part of equality).
-    """
-
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
-    cached_input_tokens: int | None = None
-    reasoning_tokens: int | None = None
-    raw: Any = attrs.field(default=None, eq=False)
-
 
 @final
 @attrs.frozen
@@ -233,6 +204,46 @@ class ToolCallEnd:
 
 @final
 @attrs.frozen
+class ServerToolResult:
+    """The server ran one of its own tools and says what came of it.
+
+    For a call the server runs (``ToolCall.server``: an Anthropic
+    ``server_tool_use`` answered by its ``web_search_tool_result`` block, a
+    Responses ``mcp_call`` item's output): ``id`` and ``index`` are the call's
+    (``Turn.tool_calls[index]``), ``result`` the provider's result object as it
+    came, which the call keeps too (:attr:`ToolCall.result`): what a client
+    of that provider sends back with the call.
+    """
+
+    id: str
+    result: Any
+    index: int
+    choice: int = 0
+
+
+@final
+@attrs.frozen
+class Citation:
+    """The answer cites a source: an Anthropic ``citations_delta``, a Responses
+    ``url_citation`` / ``file_citation`` annotation, a Chat ``annotations`` entry.
+
+    ``type`` is the provider's kind of citation (``web_search_result_location``,
+    ``char_location``, ``url_citation``, ``file_citation``, ...); ``url``,
+    ``title`` and ``cited_text`` (the quoted source text) are None where that
+    kind has none. ``raw`` is the provider's citation object, as sent. Each
+    citation also joins :attr:`Turn.citations`.
+    """
+
+    type: str
+    url: str | None = None
+    title: str | None = None
+    cited_text: str | None = None
+    choice: int = 0
+    raw: Any = attrs.field(default=None, eq=False, repr=False)
+
+
+@final
+@attrs.frozen
 class UsageUpdate:
     """Token usage is known, or changed (Messages reports it at the start and the end).
 
@@ -282,6 +293,8 @@ Part = (
     | ToolCallStart
     | ToolCallDelta
     | ToolCallEnd
+    | ServerToolResult
+    | Citation
     | UsageUpdate
     | Finish
     | Restart

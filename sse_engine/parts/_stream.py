@@ -7,50 +7,30 @@ A :class:`PartStream` has the lane's own interface (``start``, ``feed``,
 drives it, and gets parts instead of the lane's events: it is a
 ``LaneLike[Part]``, so ``iter_events(PartStream(lane), chunks)`` is typed as
 yielding ``Part | Reconnecting``. Which translator reads the lane's events is
-looked up in one table keyed by lane class.
+the ``parts`` of the lane's wire format in ``FORMATS``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Generic, TypeVar
 
 from sse_engine._errors import ProtocolError, UsageError
+from sse_engine._formats import format_of
 from sse_engine._lane import Headers, Lane, LaneEvent, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.chat import ChatCompletionsLane
-from sse_engine.messages import MessagesLane
 from sse_engine.parts._builder import PartBuilder
-from sse_engine.parts._from_chat import ChatParts
-from sse_engine.parts._from_messages import MessagesParts
-from sse_engine.parts._from_responses import ResponsesParts
 from sse_engine.parts._parts import Part
 from sse_engine.parts._translator import Finished, Translator
 from sse_engine.parts._turn import Turn
-from sse_engine.responses import ResponsesLane
 
 __all__ = ["PartStream"]
 
-#: The translator of each lane class (a subclass of a lane uses its base's).
-TRANSLATORS: Final[dict[type[Lane[Any]], type[Translator]]] = {
-    ChatCompletionsLane: ChatParts,
-    ResponsesLane: ResponsesParts,
-    MessagesLane: MessagesParts,
-}
+#: The lane a PartStream reads: ``PartStream(MessagesLane()).lane`` is typed a MessagesLane.
+L = TypeVar("L", bound=Lane[Any])
 
 
-def _translator_class(lane: Lane[Any]) -> type[Translator]:
-    for cls in type(lane).__mro__:
-        found = TRANSLATORS.get(cls)
-        if found is not None:
-            return found
-    raise TypeError(
-        f"PartStream cannot read a {type(lane).__name__}: it knows "
-        + ", ".join(cls.__name__ for cls in TRANSLATORS)
-    )
-
-
-class PartStream:
+class PartStream(Generic[L]):
     """Any lane, read as parts: one loop for every provider.
 
     ``lane`` is a fresh :class:`~sse_engine.ChatCompletionsLane`,
@@ -70,11 +50,12 @@ class PartStream:
     :attr:`turn` is choice 0 and :attr:`turns` lists every choice's turn.
     """
 
-    def __init__(self, lane: Lane[Any], *, partial_strings: bool = False) -> None:
-        kind = _translator_class(lane)
-        self.lane = lane
+    def __init__(self, lane: L, *, partial_strings: bool = False) -> None:
+        kind: type[Translator] = format_of(lane).parts
+        #: The lane read (typed as given: ``PartStream(ResponsesLane()).lane.load(...)``).
+        self.lane: L = lane
         # Warnings found here (invalid tool input) join the lane's own, located like them.
-        self._builder = PartBuilder(lane.json_loads, lane._warn, partial_strings)
+        self._builder = PartBuilder(lane.json_loads, lane.add_warning, partial_strings)
         self._translator = kind(lane, self._builder)
 
     # -- the lane's cycle, as parts ----------------------------------------------------

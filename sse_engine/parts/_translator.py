@@ -1,10 +1,12 @@
 """What every lane's translator shares: the handler table, the end, a restart.
 
-A translator turns one lane's events into parts by calling the
-:class:`~sse_engine.parts._builder.PartBuilder`. Each lane has one, in
-``_from_<lane>.py``: a :class:`Translator` subclass with a table from the
-lane's event classes to its handlers (an event class it has no row for makes
-no part) and a table from the lane's own finish reasons to the unified ones.
+A translator turns one lane's events into parts by calling its
+``builder`` (the :class:`~sse_engine.parts._builder.PartBuilder` of the
+stream). Each wire format has one, in its folder's ``_parts.py`` (the
+``parts`` of its row in ``FORMATS``): a :class:`Translator` subclass with a
+table from the lane's event classes to its handlers (an event class it has no
+row for makes no part) and the format's table from its own finish reasons to
+the unified ones.
 """
 
 from __future__ import annotations
@@ -16,17 +18,9 @@ from sse_engine._lane import Lane, StreamEnd, StreamRestarted
 from sse_engine.parts._builder import PartBuilder
 from sse_engine.parts._parts import FinishReason
 
-__all__ = ["BASE_HANDLERS", "Finished", "Handler", "Translator", "count"]
+__all__ = ["BASE_HANDLERS", "Finished", "Handler", "Translator"]
 
 Handler = Callable[[Any, Any], None]
-
-
-def count(obj: Mapping[str, Any], key: str, detail: str | None = None) -> int | None:
-    """A token count of a usage object (``obj[key]``, or ``obj[key][detail]``), if an int."""
-    value = obj.get(key)
-    if detail is not None:
-        value = value.get(detail) if type(value) is dict else None
-    return value if type(value) is int else None
 
 
 class Finished(Exception):
@@ -34,7 +28,7 @@ class Finished(Exception):
 
 
 class Translator:
-    """Turns one lane's events into parts; one instance per stream (a restart makes a new one).
+    """The base of a format's translator: one lane's events into parts, one per stream.
 
     Subclasses set ``HANDLERS`` (event class -> handler, with :data:`BASE_HANDLERS`
     merged in), ``REASONS`` (the lane's finish reason -> the unified one),

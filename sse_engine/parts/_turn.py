@@ -12,22 +12,26 @@ character is parsed once either way).
 
 from __future__ import annotations
 
+import enum
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import Any, Final, final
 
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.parts._json_events import JSONStreamError
-from sse_engine.parts._partial_json import PartialJSON
-
-if TYPE_CHECKING:  # the parts module imports this one: its names are for the checker only
-    from sse_engine.parts._parts import FinishReason, Usage
+from sse_engine.partial_json import JSONStreamError, PartialJSON
+from sse_engine.parts._usage import FinishReason, Usage
 
 __all__ = ["UNSET", "ReasoningBlock", "ToolCall", "Turn", "joined"]
 
-#: "Not known yet": ``None`` is a valid tool input.
-UNSET: Final[Any] = object()
+class _Unset(enum.Enum):
+    """"Not known yet" (``None`` is a valid tool input): one member, which stays itself
+    through ``copy.deepcopy`` and pickle, so a copied turn's unfinished call is unfinished."""
+
+    UNSET = "UNSET"
+
+
+UNSET: Final[Any] = _Unset.UNSET
 
 
 def joined(pieces: list[str]) -> str:
@@ -71,6 +75,10 @@ class ToolCall(_ByValue):
     ``server_tool_use``, ...). ``server`` is True for calls the server runs
     itself (hosted MCP and Kindo calls, Anthropic server tools): their result
     comes from the server, the client has nothing to run.
+
+    ``raw`` is the provider's own object for the call, where it carries what
+    the provider needs back with it (a Gemini ``functionCall`` part, with its
+    ``thoughtSignature``), else None. Not part of equality.
     """
 
     __slots__ = (
@@ -85,6 +93,8 @@ class ToolCall(_ByValue):
         "id",
         "input_error",
         "name",
+        "raw",
+        "result",
         "server",
         "type",
     )
@@ -100,6 +110,7 @@ class ToolCall(_ByValue):
         type: str = "function",
         server: bool = False,
         input_error: str | None = None,
+        raw: Any = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -107,6 +118,11 @@ class ToolCall(_ByValue):
         self.server = server
         self.done = done
         self.input_error = input_error
+        self.raw = raw
+        #: For a call the server runs: its result, as the provider sent it (see
+        #: :class:`~sse_engine.parts.ServerToolResult`); None until then, and for
+        #: a call the client runs.
+        self.result: Any = None
         self._pieces: list[str] = [arguments] if arguments else []
         self._final: Any = input
         self._plain = False
@@ -127,6 +143,11 @@ class ToolCall(_ByValue):
         return call
 
     # -- reading -----------------------------------------------------------------------
+
+    @property
+    def plain(self) -> bool:
+        """Whether the input is plain text, not JSON (a Responses ``custom_tool_call``)."""
+        return self._plain
 
     @property
     def arguments(self) -> str:
@@ -195,7 +216,7 @@ class ToolCall(_ByValue):
     def _key(self) -> tuple[Any, ...]:
         return (
             self.id, self.name, self.arguments, self.input, self.done, self.type, self.server,
-            self.input_error,
+            self.input_error, self.result,
         )
 
     def __repr__(self) -> str:
@@ -252,7 +273,9 @@ class Turn(_ByValue):
     latest usage reported. ``finish_reason`` (unified), ``raw_finish_reason``
     (the lane's own), ``outcome`` and ``error`` are None until the
     :class:`~sse_engine.parts.Finish` part. ``choice`` is the Chat choice
-    index this turn is (0 but for ``n > 1``).
+    index this turn is (0 but for ``n > 1``). ``citations`` are the sources
+    the answer cites (:class:`~sse_engine.parts.Citation` parts), and a call
+    the server ran carries its result (:attr:`ToolCall.result`).
     """
 
     __slots__ = (
@@ -260,6 +283,7 @@ class Turn(_ByValue):
         "_refusal",
         "_text",
         "choice",
+        "citations",
         "error",
         "finish_reason",
         "id",
@@ -297,6 +321,8 @@ class Turn(_ByValue):
         self.reasoning_blocks: list[ReasoningBlock] = (
             [] if reasoning_blocks is None else reasoning_blocks
         )
+        #: The sources the answer cites, in the order they came (``Citation`` parts).
+        self.citations: list[Any] = []
         self.usage = usage
         self.finish_reason = finish_reason
         self.raw_finish_reason = raw_finish_reason
@@ -323,14 +349,14 @@ class Turn(_ByValue):
         return (
             self.id, self.model, self.text, self.reasoning, self.refusal, self.tool_calls,
             self.usage, self.finish_reason, self.raw_finish_reason, self.outcome, self.error,
-            self.choice, self.reasoning_blocks,
+            self.choice, self.reasoning_blocks, self.citations,
         )
 
     def __repr__(self) -> str:
         fields = (
             "id", "model", "text", "reasoning", "refusal", "tool_calls", "usage",
             "finish_reason", "raw_finish_reason", "outcome", "error", "choice",
-            "reasoning_blocks",
+            "reasoning_blocks", "citations",
         )
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in fields)
         return f"Turn({inner})"

@@ -13,6 +13,7 @@ nothing about the source lane.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Final, Protocol
@@ -20,6 +21,7 @@ from typing import Any, ClassVar, Final, Protocol
 from sse_engine._encoder import encode_comment
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts import (
+    Citation,
     Finish,
     MessageItemStart,
     Part,
@@ -29,6 +31,7 @@ from sse_engine.parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -41,7 +44,6 @@ from sse_engine.relay._blocks import Block, Blocks
 
 __all__ = [
     "KEEPALIVE",
-    "PLAIN_TEXT_TOOL_TYPES",
     "Emitter",
     "ErrorResponse",
     "Source",
@@ -56,9 +58,6 @@ __all__ = [
 #: event and fail on its JSON; a lone comment line is skipped by every client
 #: and still resets their read timeouts.
 KEEPALIVE: Final = encode_comment("keepalive")[:-1]
-
-#: Tool calls whose input is plain text rather than JSON (Responses freeform tools).
-PLAIN_TEXT_TOOL_TYPES: Final = frozenset({"custom_tool_call", "custom"})
 
 #: A pre-stream failure as the target API answers it: status, headers, JSON body.
 ErrorResponse = tuple[int, list[tuple[str, str]], bytes]
@@ -130,6 +129,9 @@ class Emitter:
     #: blocks, Responses reasoning items), which separate the source's blocks;
     #: else (Chat) the blank line between them is written as reasoning text.
     reasoning_blocks: ClassVar[bool] = True
+    #: What a keepalive is on the target's wire: bytes its clients skip that still
+    #: reset their read timeouts (a comment line, unless its clients fail on one).
+    keepalive: ClassVar[bytes] = KEEPALIVE
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         self._given_model = model
@@ -180,10 +182,19 @@ class Emitter:
         the target's own provider (the target then writes the block to carry it)."""
         return False
 
+    #: The header the target API names its request id in (``x-request-id``).
+    request_id_header: ClassVar[str]
+
+    @staticmethod
+    def error_body(error: StreamError) -> dict[str, Any]:
+        """``error`` as the target's JSON error body (its in-stream error carries it too)."""
+        raise NotImplementedError
+
     @classmethod
     def error_response(cls, error: StreamError) -> ErrorResponse:
         """A failure before the stream as the target's status, headers and JSON body."""
-        raise NotImplementedError
+        body = json.dumps(cls.error_body(error), ensure_ascii=False).encode()
+        return error_status(error), error_headers(error, cls.request_id_header), body
 
     # -- for the targets -----------------------------------------------------------
 
@@ -289,8 +300,9 @@ class Emitter:
         if blocks is not None:
             self._tools.add((part.choice, part.index))
             self.tool_calls[part.choice] = self.tool_calls.get(part.choice, 0) + 1
-            plain = call is not None and call.type in PLAIN_TEXT_TOOL_TYPES
-            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out)
+            plain = call is not None and call.plain
+            raw = None if call is None else call.raw
+            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out, raw)
 
     def _on_tool_delta(self, part: ToolCallDelta, out: list[bytes]) -> None:
         if part.text and (part.choice, part.index) in self._tools:
@@ -308,6 +320,10 @@ class Emitter:
             self._begin(out)
         self.finished = True
         self.finish(part, out)
+
+    def _on_not_relayed(self, part: Citation | ServerToolResult, out: list[bytes]) -> None:
+        """Not relayed (yet): a citation or a server tool's result is the source provider's
+        own object, which no other provider reads (see docs/gateways.md)."""
 
     def _on_restart(self, part: Restart, out: list[bytes]) -> None:
         """Handled by the Relay before the emitter (a replay is skipped, not re-sent)."""
@@ -335,6 +351,8 @@ _ROUTES: dict[type, _Route] = {
     UsageUpdate: Emitter._on_usage,
     Finish: Emitter._on_finish,
     Restart: Emitter._on_restart,
+    Citation: Emitter._on_not_relayed,
+    ServerToolResult: Emitter._on_not_relayed,
 }
 
 

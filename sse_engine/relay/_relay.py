@@ -1,8 +1,8 @@
 """The Relay: one lane's stream, served as another lane's wire bytes.
 
 The source lane is read through a :class:`~sse_engine.parts.PartStream`; its
-parts go to the emitter of the target, chosen in :data:`TARGETS` by the
-``to=`` name. What the Relay adds on top: keepalive comments read upstream
+parts go to the emitter of the target, the ``emitter`` of the ``to=`` format's
+row in ``FORMATS``. What the Relay adds on top: keepalive comments read upstream
 written downstream, a failure before the stream answered as the target API
 answers it, a source that cannot be read ended as a failure (never an
 exception the gateway must turn into bytes itself), and a Responses upstream
@@ -11,13 +11,15 @@ resumed under a running relay without the client seeing anything twice.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, final
+from typing import Any, Final, final
 
 import attrs
 
 from sse_engine._errors import ProtocolError, UsageError
+from sse_engine._formats import FORMATS
 from sse_engine._lane import Headers, Lane, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
+from sse_engine._sse import Comment
 from sse_engine.parts import (
     MessageItemStart,
     Part,
@@ -33,21 +35,9 @@ from sse_engine.parts import (
     ToolCallStart,
     Turn,
 )
-from sse_engine.relay._emitter import KEEPALIVE, Emitter, ErrorResponse
-from sse_engine.relay._to_chat import ChatEmitter
-from sse_engine.relay._to_messages import MessagesEmitter
-from sse_engine.relay._to_responses import ResponsesEmitter
+from sse_engine.relay._emitter import Emitter, ErrorResponse
 
-__all__ = ["TARGETS", "Relay", "Target"]
-
-#: The wire formats a Relay writes.
-Target = Literal["chat", "responses", "messages"]
-#: The emitter of each target.
-TARGETS: Final[dict[str, type[Emitter]]] = {
-    "chat": ChatEmitter,
-    "responses": ResponsesEmitter,
-    "messages": MessagesEmitter,
-}
+__all__ = ["Relay"]
 
 
 @final
@@ -55,9 +45,9 @@ class Relay:
     """Reads one lane's stream and writes it as another lane's, for a gateway.
 
     ``lane`` is a fresh lane of the upstream's format (its own options:
-    ``json_loads``, ``strict``, ...); ``to`` the format to serve:
-    ``"chat"``, ``"responses"`` or ``"messages"`` (the lane's own format too:
-    a validating, normalising proxy). ``model`` and ``id`` are the served
+    ``json_loads``, ``strict``, ...); ``to`` the name of the format to serve,
+    a key of ``FORMATS`` (``"chat"``, ``"responses"``, ``"messages"``, ...;
+    the lane's own format too: a validating, normalising proxy). ``model`` and ``id`` are the served
     object's (default: the upstream's model, and its id under the target's
     prefix); ``created`` its creation time in Unix seconds (the relay reads
     no clock: pass ``int(time.time())``).
@@ -74,21 +64,23 @@ class Relay:
     def __init__(
         self,
         lane: Lane[Any],
-        to: Target,
+        to: str,
         *,
         model: str | None = None,
         id: str | None = None,
         created: int = 0,
     ) -> None:
-        emitter = TARGETS.get(to)
-        if emitter is None:
-            raise ValueError(f"to= must be one of {', '.join(TARGETS)}, not {to!r}")
-        lane.count_comments()
+        target = FORMATS.get(to)
+        if target is None:
+            raise ValueError(f"to= must be one of {', '.join(FORMATS)}, not {to!r}")
+        emitter: type[Emitter] = target.emitter
+        if lane.bytes_fed:
+            # Its comments were not kept: they could not be relayed where they came.
+            raise UsageError("a lane must be given to a Relay before any feed()")
         self.to = to
         #: The source, read as parts (its ``turn`` is what the upstream sent so far).
         self.stream = PartStream(lane)
         self._emitter = emitter(model=model, id=id, created=created)
-        self._comments = 0
         self._skip: _Replayed | None = None
 
     # -- the cycle -------------------------------------------------------------------
@@ -106,13 +98,13 @@ class Relay:
     def feed(self, data: bytes | bytearray | memoryview) -> bytes:
         """Read the next bytes of the upstream's body; return the bytes to send downstream."""
         try:
-            parts = self.stream.feed(data)
+            events = self.stream.lane.feed_with_comments(data)
         except ProtocolError as exc:
             # The source's bytes stopped making sense: the lane is failed for good
-            # (code protocol_error) and the parts end with its Finish; the target
-            # gets its in-stream error as for any upstream failure.
-            parts = exc.events
-        return self._write(parts)
+            # (code protocol_error) and its events end with its StreamEnd; the
+            # target gets its in-stream error as for any upstream failure.
+            events = exc.events
+        return self._relay(events)
 
     def close(self) -> bytes:
         """The upstream's body ended (or broke off): the last bytes to send downstream.
@@ -122,19 +114,21 @@ class Relay:
         its in-stream error.
         """
         try:
-            parts = self.stream.close()
+            events = self.stream.lane.close()
         except ProtocolError as exc:
-            parts = exc.events
-        return self._write(parts)
+            events = exc.events
+        return self._relay(events)
 
     def keepalive(self) -> bytes:
         """A keepalive to send while the upstream is quiet: ``: keepalive`` and a line break.
 
         A comment line with no blank line after it: every SSE client skips it
         and it still resets their read timeouts (a comment *and* a blank line
-        right after an ``id:`` line trips the openai SDK's decoder).
+        right after an ``id:`` line trips the openai SDK's decoder). A target
+        whose clients fail on a comment has its own (Gemini: a blank line, since
+        google-genai reads a comment line as JSON and raises).
         """
-        return KEEPALIVE
+        return self._emitter.keepalive
 
     def error_response(self) -> ErrorResponse | None:
         """A failure before the stream, as the target API answers one; else None.
@@ -206,17 +200,29 @@ class Relay:
 
     # -- internals -------------------------------------------------------------------------
 
+    def _relay(self, events: list[Any]) -> bytes:
+        """The bytes for the source lane's events: their parts, and each upstream
+        comment as a keepalive line where it came."""
+        if Comment not in map(type, events):
+            return self._write(self.stream.translate(events))
+        out: list[bytes] = []
+        start = 0
+        for at, event in enumerate(events):
+            if type(event) is Comment:
+                out.append(self._write(self.stream.translate(events[start:at])))
+                if not self._emitter.finished:
+                    out.append(self._emitter.keepalive)
+                start = at + 1
+        out.append(self._write(self.stream.translate(events[start:])))
+        return b"".join(out)
+
     def _write(self, parts: list[Part]) -> bytes:
         emitter = self._emitter
         if emitter.finished:
             return b""  # after the end, bytes upstream (keepalives too) have nothing to say
-        read = self.stream.lane.comments_read or 0
-        head = KEEPALIVE * (read - self._comments)
-        self._comments = read
         if self._skip is not None:
             parts = self._skip.filter(parts)
-        body = emitter.emit(parts, self.stream) if parts else b""
-        return head + body if head else body
+        return emitter.emit(parts, self.stream) if parts else b""
 
     def __repr__(self) -> str:
         state = "open" if self.outcome is None else self.outcome.value

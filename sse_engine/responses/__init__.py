@@ -20,7 +20,9 @@ resume recipe.
 
 from __future__ import annotations
 
+from sse_engine._formats import WireFormat, register_format
 from sse_engine._public import publish as _publish
+from sse_engine.responses._emit import ResponsesEmitter
 from sse_engine.responses._events import (
     ResponseAnnotationEvent,
     ResponseArgumentsDoneEvent,
@@ -50,12 +52,16 @@ from sse_engine.responses._events import (
 )
 from sse_engine.responses._frames import encode_responses_event
 from sse_engine.responses._lane import ITEM_STATUS_TYPES, ResponsesLane
+from sse_engine.responses._parts import ResponsesParts
 from sse_engine.responses._resume import ResumePlan, RetrievePlan
 from sse_engine.responses._snapshot import ContentPart, OutputItem, ResponseSnapshot, TextBuffer
-from sse_engine.responses._types import (
+from sse_engine.responses._types import ResponsesEvent
+from sse_engine.responses._wire import (
+    PATHS,
     RESPONSES_EVENT_TYPES,
-    ResponsesEvent,
     ResponsesEventType,
+    recognize,
+    recognize_error,
 )
 
 __all__ = [
@@ -97,5 +103,19 @@ __all__ = [
     "TextBuffer",
     "encode_responses_event",
 ]
+
+register_format(
+    WireFormat(
+        name="responses",
+        title="Responses",
+        lane=ResponsesLane,
+        parts=ResponsesParts,
+        emitter=ResponsesEmitter,
+        encode=encode_responses_event,
+        recognize=recognize,
+        recognize_error=recognize_error,
+        paths=PATHS,
+    )
+)
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

@@ -9,11 +9,12 @@ tells the members of a class apart. ``raw`` keeps the decoded JSON payload so
 an encoder can re-emit the frame exactly; it takes no part in equality.
 
 Typing: every concrete class is ``@final``; their union with ``StreamEnd``
-and ``StreamRestarted``, ``ResponsesEvent``, is in ``_types.py`` with the
-wire types. ``type`` is one field, declared once on the base as ``str``; each
-class narrows it, for type checkers only (the ``if TYPE_CHECKING`` lines: a
-field redeclared at run time would move to the end of the class's arguments),
-to the ``Literal`` of the wire types it carries, and ``_types.EVENT_TYPES``
+and ``StreamRestarted``, ``ResponsesEvent``, is in ``_types.py``; the wire
+types are ``Literal`` types in ``_wire.py``. ``type`` is one field, declared
+once on the base as ``str``; each class narrows it, for type checkers only
+(the ``if TYPE_CHECKING`` lines: a field redeclared at run time would move
+to the end of the class's arguments), to the ``Literal`` of the wire types it
+carries, and ``_types.EVENT_TYPES``
 holds the same values at run time. So ``event.type == "response.output_txt.delta"``
 on a :class:`ResponseContentDeltaEvent` is a ``comparison-overlap`` error under
 ``mypy --strict``. Only :class:`ResponseUnknownEvent` keeps ``type: str``.
@@ -21,15 +22,13 @@ on a :class:`ResponseContentDeltaEvent` is a ``comparison-overlap`` error under
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, ClassVar, final
 
 import attrs
 
+import sse_engine.responses._wire as wire  # the Literal each class narrows its type to
 from sse_engine._lane_events import LaneEvent
 from sse_engine._outcome import StreamError
-
-if TYPE_CHECKING:  # the Literal each class narrows its ``type`` to
-    from sse_engine.responses import _types as wire
 
 __all__ = [
     "ResponseAnnotationEvent",
@@ -70,6 +69,8 @@ class _ResponsesFrame(LaneEvent):
     not an integer (a ``malformed_event`` warning). ``raw`` is the decoded
     JSON payload exactly as received.
     """
+
+    many_types: ClassVar[bool] = True
 
     type: str
     sequence_number: int | None

@@ -44,31 +44,9 @@ from sse_engine.responses._snapshot import (
     TextBuffer,
 )
 from sse_engine.responses._types import EVENT_TYPES, ResponsesEvent
+from sse_engine.responses._wire import CALL_EVENTS, CONTENT_EVENTS
 
-__all__ = ["CALL_KINDS", "CONTENT_KINDS", "ITEM_STATUS_TYPES", "ItemAssembly"]
-
-# Content events: type -> (the item type they imply, the part type they imply).
-CONTENT_KINDS = {
-    "response.output_text.delta": ("message", "output_text"),
-    "response.output_text.done": ("message", "output_text"),
-    "response.refusal.delta": ("message", "refusal"),
-    "response.refusal.done": ("message", "refusal"),
-    "response.reasoning_text.delta": ("reasoning", "reasoning_text"),
-    "response.reasoning_text.done": ("reasoning", "reasoning_text"),
-}
-
-# Tool-call input events: type -> (the item type they imply, the item field they build).
-CALL_KINDS = {
-    f"response.{name}.{end}": (item_type, field)
-    for name, item_type, field in (
-        ("function_call_arguments", "function_call", "arguments"),
-        ("mcp_call_arguments", "mcp_call", "arguments"),
-        ("kindo_call_arguments", "kindo_call", "arguments"),
-        ("custom_tool_call_input", "custom_tool_call", "input"),
-        ("code_interpreter_call_code", "code_interpreter_call", "code"),
-    )
-    for end in ("delta", "done")
-}
+__all__ = ["ITEM_STATUS_TYPES", "ItemAssembly"]
 
 _CallDone = ResponseArgumentsDoneEvent | ResponseCustomToolInputDoneEvent | ResponseCodeDoneEvent
 _CALL_DONE_EVENTS: dict[str, Callable[..., _CallDone]] = {
@@ -249,7 +227,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
         delta = req_str(payload, "delta")
         content_index = opt_field(payload, "content_index", int, 0)
         logprobs = opt_field(payload, "logprobs", list)
-        item_kind, part_kind = CONTENT_KINDS[kind]
+        item_kind, part_kind = CONTENT_EVENTS[kind]
         state, item_id, index = self._about(kind, payload, item_kind)
         if state is not None:
             state._part(content_index, part_kind)._append(delta)
@@ -262,7 +240,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
     def _on_text_done(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
-        item_kind, part_kind = CONTENT_KINDS[kind]
+        item_kind, part_kind = CONTENT_EVENTS[kind]
         text = req_str(payload, "refusal" if part_kind == "refusal" else "text")
         content_index = opt_field(payload, "content_index", int, 0)
         logprobs = opt_field(payload, "logprobs", list)
@@ -323,7 +301,8 @@ class ItemAssembly(Lane[ResponsesEvent]):
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         delta = req_str(payload, "delta")
-        item_kind, field = CALL_KINDS[kind]
+        call = CALL_EVENTS[kind]
+        item_kind, field = call.item, call.field
         state, item_id, index = self._about(kind, payload, item_kind)
         if state is not None:
             state._call(field)._append(delta)
@@ -332,7 +311,8 @@ class ItemAssembly(Lane[ResponsesEvent]):
     def _on_call_done(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
-        item_kind, field = CALL_KINDS[kind]
+        call = CALL_EVENTS[kind]
+        item_kind, field = call.item, call.field
         value = req_str(payload, field)
         state, item_id, index = self._about(kind, payload, item_kind)
         if state is not None:

@@ -9,7 +9,7 @@ stream: sequence numbers, lifecycle, terminal events, errors and resume.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sse_engine._errors import ProtocolError, UsageError
@@ -24,20 +24,30 @@ from sse_engine.responses._events import (
     ResponseUnknownEvent,
 )
 from sse_engine.responses._fields import Malformed
-from sse_engine.responses._frames import encode_responses_event
-from sse_engine.responses._items import CALL_KINDS, CONTENT_KINDS, ITEM_STATUS_TYPES, ItemAssembly
-from sse_engine.responses._load import load_response
+from sse_engine.responses._gaps import GapLoss
+from sse_engine.responses._items import ITEM_STATUS_TYPES, ItemAssembly
+from sse_engine.responses._load import (
+    failure_of,
+    load_verdict,
+    loaded_snapshot,
+    malformed_items,
+)
 from sse_engine.responses._resume import ResumePlan
 from sse_engine.responses._snapshot import (
     OutputItem,
     ResponseSnapshot,
 )
 from sse_engine.responses._types import ResponsesEvent
+from sse_engine.responses._wire import (
+    CALL_EVENTS,
+    CONTENT_EVENTS,
+    LIFECYCLE_TYPES,
+    TERMINAL_TYPES,
+    recognize,
+)
 
 __all__ = ["ITEM_STATUS_TYPES", "ResponsesLane"]
 
-_LIFECYCLE_TYPES = ("response.created", "response.in_progress", "response.queued")
-_TERMINAL_TYPES = ("response.completed", "response.incomplete", "response.failed")
 
 
 class ResponsesLane(ItemAssembly):
@@ -52,25 +62,19 @@ class ResponsesLane(ItemAssembly):
 
     terminal_event_name = "response.completed, response.incomplete or response.failed"
     api_name = "Responses"
-    encode_frame = staticmethod(encode_responses_event)
+    resumable = True
 
-    @classmethod
-    def recognize(cls, event: str, payload: Any) -> str | None:
-        """A ``response.*`` event: by its ``event:`` line, else by its JSON ``type``."""
-        if event.startswith("response."):
-            return f"event: {event}"
-        kind = payload.get("type") if type(payload) is dict else None
-        if type(kind) is str and kind.startswith("response."):
-            return f"JSON type {kind}"
-        return None
+    recognize = staticmethod(recognize)
 
     def _setup(self) -> None:
-        self._snap = ResponseSnapshot(self._loss_report())
+        self._snap = ResponseSnapshot(self._reports.note_loss)
         self._last_seq: int | None = None
         self._open: OutputItem | None = None
         self._response_id: str | None = None
         self._event_id = ""
         self._warned_once: set[str] = set()
+        #: What sequence gaps may have taken; None until one happens (most streams).
+        self._gap_loss: GapLoss | None = None
 
     @property
     def snapshot(self) -> ResponseSnapshot:
@@ -115,9 +119,10 @@ class ResponsesLane(ItemAssembly):
         self._reopen()
         if not plan.full_replay:
             return []
-        self._snap = ResponseSnapshot(self._loss_report())
+        self._snap = ResponseSnapshot(self._reports.note_loss)
         self._last_seq = None
         self._open = None
+        self._gap_loss = None
         return [StreamRestarted(f"full replay of {plan.response_id} from the start")]
 
     def load(self, response: dict[str, Any]) -> list[ResponsesEvent]:
@@ -130,7 +135,34 @@ class ResponsesLane(ItemAssembly):
         ``error``, ``queued`` / ``in_progress`` TRUNCATED (``response_in_progress``,
         retryable: fetch it again later). Returns ``[StreamEnd(outcome, error)]``.
         """
-        return load_response(self, response)
+        if not isinstance(response, Mapping):
+            raise UsageError(
+                f"load() takes the response object as decoded JSON (a dict), "
+                f"not {type(response).__name__}"
+            )
+        if self.outcome is not None and self.outcome is not Outcome.TRUNCATED:
+            raise UsageError(
+                f"the stream already ended {self.outcome.name}: load() completes a fresh "
+                "lane or a TRUNCATED one"
+            )
+        outcome, error = load_verdict(response)
+        for index in malformed_items(response):
+            # A warning (an error when strict), before anything changed; to_api()
+            # still returns the object as sent, this item included.
+            self._violation(
+                "malformed_event",
+                f"load(): output[{index}] is not an item object with a string type; "
+                "it is left out of snapshot.items",
+            )
+        self._reopen()  # withdraws a TRUNCATED verdict, as a resume does
+        if isinstance(response.get("id"), str):
+            self._note_id("load()", dict(response))
+        self._snap = loaded_snapshot(response, self._snap, outcome is not Outcome.TRUNCATED)
+        self._open = None
+        out: list[ResponsesEvent] = []
+        self._end(outcome, error, out)
+        self.close()  # the lane is over: a later feed() is a usage error
+        return out
 
     # -- one event ---------------------------------------------------------------------
 
@@ -165,6 +197,9 @@ class ResponsesLane(ItemAssembly):
                         f"sequence_number jumped from {last} to {seq} at {kind}: "
                         f"{seq - last - 1} event(s) missing",
                     )
+                    if self._gap_loss is None:
+                        self._gap_loss = GapLoss()
+                    self._gap_loss.note(last, seq, kind, payload, self._open, self._snap)
             self._last_seq = seq
         elif seq is None:
             self._warn_once("missing_sequence_number", f"{kind} has no sequence_number")
@@ -244,10 +279,9 @@ class ResponsesLane(ItemAssembly):
     ) -> None:
         response = self._record_terminal(kind, payload, seq, out)
         if kind == "response.failed":
-            self._end(Outcome.FAILED, _failure_of(response), out)
-        elif kind == "response.incomplete":
-            self._end(Outcome.INCOMPLETE, None, out)
-        else:
+            self._end(Outcome.FAILED, failure_of(response), out)
+            return
+        if kind == "response.completed":
             unfinished = [item.output_index for item in self._snap.items if not item.done]
             if unfinished:
                 self._warn("unfinished_items", f"{kind} while items {unfinished} were never done")
@@ -257,6 +291,12 @@ class ResponsesLane(ItemAssembly):
                     f"{kind} with no text, no tool call and no refusal: possibly a failed "
                     "generation that looks like a normal completion",
                 )
+        lost = None if self._gap_loss is None else self._gap_loss.error(self._snap)
+        if lost is not None:  # the turn ended, but not all of it arrived
+            self._end(Outcome.TRUNCATED, lost, out)
+        elif kind == "response.incomplete":
+            self._end(Outcome.INCOMPLETE, None, out)
+        else:
             self._end(Outcome.COMPLETED, None, out)
 
     def _record_terminal(
@@ -326,13 +366,6 @@ def _has_answer(snap: ResponseSnapshot) -> bool:
     return False
 
 
-def _failure_of(response: dict[str, Any]) -> StreamError:
-    error = response.get("error")
-    if type(error) is dict:
-        return StreamError.from_payload(error)
-    return StreamError(message="response.failed without an error object", raw=response)
-
-
 _Handler = Callable[[ResponsesLane, str, dict[str, Any], int | None, list[ResponsesEvent]], None]
 
 _R = ResponsesLane
@@ -358,15 +391,15 @@ _HANDLERS: dict[str, _Handler] = {
     "response.audio.done": ResponsesLane._on_audio,
     "response.audio.transcript.delta": ResponsesLane._on_audio,
     "response.audio.transcript.done": ResponsesLane._on_audio,
-    **dict.fromkeys(_LIFECYCLE_TYPES, ResponsesLane._on_lifecycle),
-    **dict.fromkeys(_TERMINAL_TYPES, ResponsesLane._on_terminal),
+    **dict.fromkeys(LIFECYCLE_TYPES, ResponsesLane._on_lifecycle),
+    **dict.fromkeys(TERMINAL_TYPES, ResponsesLane._on_terminal),
     **{
         kind: (_R._on_content_delta if kind.endswith("delta") else _R._on_text_done)
-        for kind in CONTENT_KINDS
+        for kind in CONTENT_EVENTS
     },
     **{
         kind: (_R._on_call_delta if kind.endswith("delta") else _R._on_call_done)
-        for kind in CALL_KINDS
+        for kind in CALL_EVENTS
     },
     **dict.fromkeys(ITEM_STATUS_TYPES, ResponsesLane._on_item_status),
 }

@@ -1,25 +1,27 @@
-"""``ResponsesLane.load``: end a stream from the non-streamed ``response`` object.
+"""What a final ``response`` object says, for ``ResponsesLane.load``: its verdict and snapshot.
 
 Past the resume window (or when a resume is refused) the final object is
 fetched with a plain GET (:meth:`ResumePlan.retrieve`). Loading it makes the
 lane's snapshot that object and its outcome the one its ``status`` names,
 exactly as if the stream had delivered its final items and terminal event.
+These functions read the object; the lane applies what they say.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sse_engine._errors import UsageError
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.responses._snapshot import ResponseSnapshot
-from sse_engine.responses._types import ResponsesEvent
 
-if TYPE_CHECKING:
-    from sse_engine.responses._lane import ResponsesLane
-
-__all__ = ["STATUS_OUTCOMES", "load_response"]
+__all__ = [
+    "STATUS_OUTCOMES",
+    "failure_of",
+    "load_verdict",
+    "loaded_snapshot",
+    "malformed_items",
+]
 
 #: A response's ``status`` -> the outcome it ends a stream with. ``cancelled``
 #: is a turn cut short on request: the output so far stands, nothing failed, a
@@ -35,60 +37,54 @@ STATUS_OUTCOMES = {
 }
 
 
-def load_response(lane: ResponsesLane, response: dict[str, Any]) -> list[ResponsesEvent]:
-    """Fill ``lane`` from a non-streamed ``response`` object; return ``[StreamEnd]``.
-
-    See :meth:`ResponsesLane.load`.
-    """
-    if not isinstance(response, Mapping):
-        raise UsageError(
-            f"load() takes the response object as decoded JSON (a dict), "
-            f"not {type(response).__name__}"
-        )
-    if lane.outcome is not None and lane.outcome is not Outcome.TRUNCATED:
-        raise UsageError(
-            f"the stream already ended {lane.outcome.name}: load() completes a fresh "
-            "lane or a TRUNCATED one"
-        )
+def load_verdict(response: Mapping[str, Any]) -> tuple[Outcome, StreamError | None]:
+    """The outcome a final ``response`` object ends a stream with, and its error."""
     status = response.get("status")
     outcome = STATUS_OUTCOMES.get(status) if isinstance(status, str) else None
-    error: StreamError | None = None
     if outcome is Outcome.FAILED:
-        error = _failure(response)
-    elif outcome is Outcome.TRUNCATED:
-        error = StreamError(
+        return outcome, failure_of(response)
+    if outcome is Outcome.TRUNCATED:
+        return outcome, StreamError(
             message=f"the response is still {status}: fetch it again later",
             code="response_in_progress",
             retryable=True,
             raw=dict(response),
         )
-    elif outcome is None:
-        outcome, error = Outcome.FAILED, _not_a_response(response, status)
+    if outcome is None:
+        return Outcome.FAILED, _not_a_response(response, status)
+    return outcome, None
+
+
+def malformed_items(response: Mapping[str, Any]) -> list[int]:
+    """The positions in ``output`` that hold no item object with a string type."""
     output = response.get("output")
-    for index, item in enumerate(output if isinstance(output, list) else ()):
-        if not isinstance(item, dict) or not isinstance(item.get("type", ""), str):
-            # A warning (an error when strict), before anything changed; to_api()
-            # still returns the object as sent, this item included.
-            lane._violation(
-                "malformed_event",
-                f"load(): output[{index}] is not an item object with a string type; "
-                "it is left out of snapshot.items",
-            )
-    lane._reopen()  # withdraws a TRUNCATED verdict, as a resume does
-    ident = response.get("id")
-    if isinstance(ident, str):
-        lane._note_id("load()", dict(response))
-    final = outcome is not Outcome.TRUNCATED
+    return [
+        index
+        for index, item in enumerate(output if isinstance(output, list) else ())
+        if not isinstance(item, dict) or not isinstance(item.get("type", ""), str)
+    ]
+
+
+def loaded_snapshot(
+    response: Mapping[str, Any], streamed: ResponseSnapshot, final: bool
+) -> ResponseSnapshot:
+    """The snapshot after loading ``response``: of its output items (all done, as sent),
+    or, when it carries no output, the ``streamed`` one with what it says."""
     if isinstance(response.get("output"), list):
-        lane._snap = _snapshot_of(response, final)
-        lane._snap._on_loss = lane._loss_report()  # to_api() losses become lane warnings
-    elif isinstance(status, str):  # no output: keep the items streamed so far
-        _record(lane._snap, response, final)
-    lane._open = None
-    out: list[ResponsesEvent] = []
-    lane._end(outcome, error, out)
-    lane.close()  # the lane is over: a later feed() is a usage error
-    return out
+        snap = _snapshot_of(response, final)
+        snap._on_loss = streamed._on_loss  # to_api() losses are the lane's warnings still
+        return snap
+    if isinstance(response.get("status"), str):
+        _record(streamed, response, final)
+    return streamed
+
+
+def failure_of(response: Mapping[str, Any]) -> StreamError:
+    """The error a failed response object reports (its ``error``)."""
+    error = response.get("error")
+    if isinstance(error, Mapping):
+        return StreamError.from_payload(error)
+    return StreamError(message="response.failed without an error object", raw=dict(response))
 
 
 def _snapshot_of(response: Mapping[str, Any], final: bool) -> ResponseSnapshot:
@@ -107,12 +103,6 @@ def _record(snap: ResponseSnapshot, response: Mapping[str, Any], final: bool) ->
         snap._finish(dict(response))
     else:
         snap._update(dict(response))
-
-
-def _failure(response: Mapping[str, Any]) -> StreamError:
-    from sse_engine.responses._lane import _failure_of  # the lane imports this module
-
-    return _failure_of(dict(response))
 
 
 def _not_a_response(response: Mapping[str, Any], status: Any) -> StreamError:

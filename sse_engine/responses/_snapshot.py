@@ -15,17 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from sse_engine._json import plain_json
+from sse_engine.responses._wire import CALL_ITEMS
 
 __all__ = ["ContentPart", "OutputItem", "ResponseSnapshot", "TextBuffer"]
 
-# The field of an item that holds a tool call's streamed input, by item type.
-CALL_INPUT_FIELDS = {
-    "function_call": "arguments",
-    "mcp_call": "arguments",
-    "kindo_call": "arguments",
-    "custom_tool_call": "input",
-    "code_interpreter_call": "code",
-}
 
 
 class TextBuffer:
@@ -157,7 +150,8 @@ class OutputItem:
         self.parts = _parts(item.get("content"), done=done)
         self.summary = _parts(item.get("summary"), done=done)
         kind = item.get("type")
-        field = CALL_INPUT_FIELDS.get(kind) if type(kind) is str else None
+        call = CALL_ITEMS.get(kind) if type(kind) is str else None
+        field = None if call is None else call.field
         self.call_field = field
         self.call_input = TextBuffer(item.get(field)) if field else None
         action = item.get("action")
@@ -320,9 +314,36 @@ class ResponseSnapshot:
             self.response.update(response)
 
     def _finish(self, response: dict[str, Any]) -> None:
-        """The terminal event: its object is the final word."""
+        """The terminal event: its object is the final word, on the items too.
+
+        When it carries ``output``, each item the stream left unfinished (no
+        ``output_item.done``: a resume that skipped it, say) becomes the
+        terminal object's item, and an item the stream never announced is
+        added: ``output_text`` then reads what ``to_api()`` returns.
+        """
         self.response = response
         self.terminal = True
+        output = response.get("output")
+        if type(output) is list:
+            for index, entry in enumerate(output):
+                # An entry that is no item object stays in to_api() only, as load() keeps it.
+                if type(entry) is dict and type(entry.get("type", "")) is str:
+                    self._settle(index, entry)
+
+    def _settle(self, index: int, entry: dict[str, Any]) -> None:
+        """The terminal object's item ``entry`` (at ``index``) over the streamed one, if open."""
+        ident = entry.get("id")
+        state = self._by_id.get(ident) if type(ident) is str else None
+        if state is None:
+            state = self._by_index.get(index)
+            if state is not None and state.id is not None and state.id != ident:
+                return  # another item holds that place: nothing to guess from
+        if state is None:
+            state = self._add(index, entry)
+        elif state.done:
+            return
+        state._finish(entry)
+        self._index_id(state)
 
     def _add(
         self, output_index: int, item: dict[str, Any], *, implicit: bool = False

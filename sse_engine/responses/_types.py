@@ -1,8 +1,7 @@
-"""The Responses lane's vocabulary of types: its wire types as ``Literal`` types, its event union.
+"""The Responses lane's event union, and which event class carries which wire types.
 
 Each event class in ``_events.py`` narrows its ``type`` field to one of the
-``Literal`` types here (the wire types it carries); :data:`ResponsesEventType`
-is all of them, :data:`RESPONSES_EVENT_TYPES` the same at run time, and
+``Literal`` types of ``_wire.py`` (the wire types it carries);
 :data:`EVENT_TYPES` says which class carries which (the lane's dispatch table
 holds exactly these types: ``tests/test_typing.py`` checks it).
 :data:`ResponsesEvent` is the union of the event classes and the shared ends:
@@ -11,7 +10,7 @@ what the lane returns.
 
 from __future__ import annotations
 
-from typing import Final, Literal, TypeAlias, get_args
+from typing import Final, TypeAlias, get_args
 
 from sse_engine._lane_events import LaneEvent, StreamEnd, StreamRestarted
 from sse_engine.responses._events import (
@@ -40,104 +39,33 @@ from sse_engine.responses._events import (
     ResponseTextDoneEvent,
     ResponseUnknownEvent,
 )
-
-__all__ = ["EVENT_TYPES", "RESPONSES_EVENT_TYPES", "ResponsesEvent", "ResponsesEventType"]
-
-# The wire types of each event class: the Literal its ``type`` is narrowed to.
-LifecycleType = Literal["response.created", "response.in_progress", "response.queued"]
-TerminalType = Literal["response.completed", "response.incomplete", "response.failed"]
-ErrorType = Literal["error"]
-OutputItemType = Literal["response.output_item.added", "response.output_item.done"]
-ItemStatusType = Literal[
-    "response.code_interpreter_call.in_progress",
-    "response.code_interpreter_call.interpreting",
-    "response.code_interpreter_call.completed",
-    "response.file_search_call.in_progress",
-    "response.file_search_call.searching",
-    "response.file_search_call.completed",
-    "response.web_search_call.in_progress",
-    "response.web_search_call.searching",
-    "response.web_search_call.completed",
-    "response.image_generation_call.in_progress",
-    "response.image_generation_call.generating",
-    "response.image_generation_call.completed",
-    "response.mcp_call.in_progress",
-    "response.mcp_call.completed",
-    "response.mcp_call.failed",
-    "response.mcp_list_tools.in_progress",
-    "response.mcp_list_tools.completed",
-    "response.mcp_list_tools.failed",
-    "response.compaction.compacting",
-]
-CallDeltaType = Literal[
-    "response.function_call_arguments.delta",
-    "response.mcp_call_arguments.delta",
-    "response.kindo_call_arguments.delta",
-    "response.custom_tool_call_input.delta",
-    "response.code_interpreter_call_code.delta",
-]
-ArgumentsDoneType = Literal[
-    "response.function_call_arguments.done",
-    "response.mcp_call_arguments.done",
-    "response.kindo_call_arguments.done",
-]
-CustomToolInputDoneType = Literal["response.custom_tool_call_input.done"]
-CodeDoneType = Literal["response.code_interpreter_call_code.done"]
-PartialImageType = Literal["response.image_generation_call.partial_image"]
-ContentPartType = Literal["response.content_part.added", "response.content_part.done"]
-ContentDeltaType = Literal[
-    "response.output_text.delta", "response.refusal.delta", "response.reasoning_text.delta"
-]
-TextDoneType = Literal["response.output_text.done", "response.reasoning_text.done"]
-RefusalDoneType = Literal["response.refusal.done"]
-AnnotationType = Literal["response.output_text.annotation.added"]
-SummaryPartType = Literal[
-    "response.reasoning_summary_part.added", "response.reasoning_summary_part.done"
-]
-SummaryTextDeltaType = Literal["response.reasoning_summary_text.delta"]
-SummaryTextDoneType = Literal["response.reasoning_summary_text.done"]
-ShellCommandType = Literal[
-    "response.shell_call_command.added", "response.shell_call_command.done"
-]
-ShellCommandDeltaType = Literal["response.shell_call_command.delta"]
-ShellOutputDeltaType = Literal["response.shell_call_output_content.delta"]
-ShellOutputDoneType = Literal["response.shell_call_output_content.done"]
-AudioType = Literal[
-    "response.audio.delta",
-    "response.audio.done",
-    "response.audio.transcript.delta",
-    "response.audio.transcript.done",
-]
-
-#: Every event type the lane interprets (``ResponseUnknownEvent`` carries any other).
-ResponsesEventType = Literal[
-    LifecycleType,
-    TerminalType,
-    ErrorType,
-    OutputItemType,
-    ItemStatusType,
-    CallDeltaType,
-    ArgumentsDoneType,
-    CustomToolInputDoneType,
-    CodeDoneType,
-    PartialImageType,
-    ContentPartType,
-    ContentDeltaType,
-    TextDoneType,
-    RefusalDoneType,
+from sse_engine.responses._wire import (
     AnnotationType,
+    ArgumentsDoneType,
+    AudioType,
+    CallDeltaType,
+    CodeDoneType,
+    ContentDeltaType,
+    ContentPartType,
+    CustomToolInputDoneType,
+    ErrorType,
+    ItemStatusType,
+    LifecycleType,
+    OutputItemType,
+    PartialImageType,
+    RefusalDoneType,
+    ShellCommandDeltaType,
+    ShellCommandType,
+    ShellOutputDeltaType,
+    ShellOutputDoneType,
     SummaryPartType,
     SummaryTextDeltaType,
     SummaryTextDoneType,
-    ShellCommandType,
-    ShellCommandDeltaType,
-    ShellOutputDeltaType,
-    ShellOutputDoneType,
-    AudioType,
-]
-#: The values of :data:`ResponsesEventType`, at run time.
-RESPONSES_EVENT_TYPES: Final[frozenset[str]] = frozenset(get_args(ResponsesEventType))
+    TerminalType,
+    TextDoneType,
+)
 
+__all__ = ["EVENT_TYPES", "ResponsesEvent"]
 
 #: Every event :class:`~sse_engine.ResponsesLane` emits: what its ``feed()``,
 #: ``close()``, ``resume()`` and ``load()`` return. A union of ``@final``

@@ -20,7 +20,8 @@ from wire_turns import LANES, read
 
 from sse_engine import (
     MessagesLane,
-    encode_chat_done,
+    Outcome,
+    StreamEnd,
     encode_chat_event,
     encode_messages_event,
     encode_responses_event,
@@ -242,7 +243,7 @@ def chat_body(*deltas: dict[str, Any], choice: int = 0, finish: str | None = "st
     if finish is not None:
         frames.append(encode_chat_event({**base, "choices": [
             {"index": choice, "delta": {}, "finish_reason": finish}]}))
-        frames.append(encode_chat_done())
+        frames.append(encode_chat_event(StreamEnd(Outcome.COMPLETED)))
     return b"".join(frames)
 
 
@@ -282,7 +283,7 @@ def test_each_chat_choice_has_its_own_blocks() -> None:
         chunk((1, {"reasoning_content": "B2"}, None)),
         chunk((1, {"content": "y"}, None)),
         chunk((0, {}, "stop"), (1, {}, "stop")),
-        encode_chat_done(),
+        encode_chat_event(StreamEnd(Outcome.COMPLETED)),
     ])
     parts, stream = read("chat", body)
     first, second = stream.turns

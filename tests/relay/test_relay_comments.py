@@ -1,19 +1,20 @@
-"""``Lane.count_comments()``: a lane can count the keepalive comments it reads (for the relay).
+"""``Lane.feed_with_comments()``: a lane can return the keepalive comments it reads (for a relay).
 
-Off by default; turned on, the lane counts every comment line and its
-events are exactly those of a lane that does not count, however the bytes
-are split.
+``feed()`` returns none; ``feed_with_comments()`` returns every comment line
+before the verdict as a ``Comment`` where it came, and its other events are
+exactly those ``feed()`` returns, however the bytes are split.
 """
 
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane, UsageError
+from sse_engine import ChatCompletionsLane, Comment, MessagesLane, ResponsesLane, UsageError
 
 KEEPALIVE_STREAM = (
     b": keepalive\n"
@@ -33,45 +34,58 @@ def split(body: bytes, cuts: list[int]) -> list[bytes]:
     return [body[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-def test_a_lane_does_not_count_comments_unless_asked() -> None:
+COMMENTS = ["keepalive", "keepalive", "still thinking", "inside an event"]
+
+
+def test_feed_returns_no_comments() -> None:
     lane = ChatCompletionsLane()
-    lane.feed(KEEPALIVE_STREAM)
-    assert lane.comments_read is None
+    assert not any(type(e) is Comment for e in lane.feed(KEEPALIVE_STREAM))
+    kept = ChatCompletionsLane()
+    kept.feed_with_comments(b"")
+    assert not any(type(e) is Comment for e in kept.feed(KEEPALIVE_STREAM))
 
 
 @settings(max_examples=60, deadline=None)
 @given(cuts=st.lists(st.integers(0, len(KEEPALIVE_STREAM)), max_size=8))
-def test_counted_comments_and_events_do_not_depend_on_the_split(cuts: list[int]) -> None:
+def test_kept_comments_and_events_do_not_depend_on_the_split(cuts: list[int]) -> None:
     plain = ChatCompletionsLane()
     expected = plain.feed(KEEPALIVE_STREAM) + plain.close()
     lane = ChatCompletionsLane()
-    lane.count_comments()
-    events = []
+    events: list[Any] = []
     for piece in split(KEEPALIVE_STREAM, cuts):
-        events += lane.feed(piece)
+        events += lane.feed_with_comments(piece)
     events += lane.close()
-    assert lane.comments_read == 4
-    assert events == expected
+    assert [e.text for e in events if type(e) is Comment] == COMMENTS
+    assert [e for e in events if type(e) is not Comment] == expected
     assert lane.outcome is plain.outcome and lane.warnings == plain.warnings
+    # Each comment where it came: the two before the first chunk, the third after it.
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[:2] == ["Comment", "Comment"] and kinds[2] == "ChatChunk"
 
 
 @pytest.mark.parametrize("lane_class", [ChatCompletionsLane, ResponsesLane, MessagesLane])
-def test_count_comments_must_come_before_the_first_feed(lane_class: type) -> None:
+def test_feed_with_comments_must_come_before_the_first_feed(lane_class: type) -> None:
     lane = lane_class()
     lane.feed(b": keepalive\n\n")
     with pytest.raises(UsageError, match="before any feed"):
-        lane.count_comments()
+        lane.feed_with_comments(b"")
 
 
-def test_a_resumed_responses_lane_keeps_counting() -> None:
+def test_a_resumed_responses_lane_keeps_comments() -> None:
     created = (
         b'event: response.created\ndata: {"type":"response.created","sequence_number":0,'
         b'"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}}\n\n'
     )
     lane = ResponsesLane()
-    lane.count_comments()
-    lane.feed(b": keepalive\n\n" + created)
+    first = lane.feed_with_comments(b": keepalive\n\n" + created)
     lane.close()
     lane.resume()
-    lane.feed(b": keepalive\n\n: again\n\n")
-    assert lane.comments_read == 3
+    again = lane.feed_with_comments(b": keepalive\n\n: again\n\n")
+    assert type(first[0]) is Comment and len(first) == 2
+    assert again == [Comment("keepalive"), Comment("again")]
+
+
+def test_no_comment_is_returned_after_the_verdict() -> None:
+    lane = ChatCompletionsLane()
+    events = lane.feed_with_comments(KEEPALIVE_STREAM + b": after the end\n\n")
+    assert [e.text for e in events if type(e) is Comment] == COMMENTS

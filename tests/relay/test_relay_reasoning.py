@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from reasoning_turns import CUT, ThinkingTurn, render, thinking_turns
 from relay_oracles import message_stream, response_stream
 
-from sse_engine import ChatCompletionsLane, Lane, MessagesLane, Outcome, ResponsesLane
+from sse_engine import FORMATS, ChatCompletionsLane, Lane, MessagesLane, Outcome, ResponsesLane
 from sse_engine.parts import (
     Finish,
     Part,
@@ -36,25 +36,24 @@ from sse_engine.parts import (
     ToolCallStart,
     Turn,
 )
-from sse_engine.relay import Relay, Target
-from sse_engine.relay._emitter import Emitter
-from sse_engine.relay._to_messages import MessagesEmitter
-from sse_engine.relay._to_responses import ResponsesEmitter
+from sse_engine.relay import Emitter, Relay
 
 CAPTURES = files("sse_engine") / "captures"
+#: The sources the generated thinking turns are written in (``reasoning_turns``).
 LANES: dict[str, type[Lane[Any]]] = {
     "chat": ChatCompletionsLane,
     "responses": ResponsesLane,
     "messages": MessagesLane,
 }
-TARGETS: tuple[Target, ...] = ("chat", "responses", "messages")
+TARGETS: tuple[str, ...] = tuple(FORMATS)
+READERS: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 TARGETS_BY_NAME: dict[str, type[Emitter]] = {
-    "responses": ResponsesEmitter, "messages": MessagesEmitter}
+    "responses": FORMATS["responses"].emitter, "messages": FORMATS["messages"].emitter}
 #: A reasoning item's encrypted content, put into the bundled capture's finished items.
 ENCRYPTED = "gAAAAABo-encrypted-reasoning-state=="
 
 
-def relayed(source: str, target: Target, body: bytes, cuts: list[int] = []) -> bytes:  # noqa: B006
+def relayed(source: str, target: str, body: bytes, cuts: list[int] = []) -> bytes:  # noqa: B006
     relay = Relay(LANES[source](), to=target, created=1754000000)
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(body)), len(body)]
     out = b"".join(relay.feed(body[a:b]) for a, b in itertools.pairwise(bounds))
@@ -62,7 +61,7 @@ def relayed(source: str, target: Target, body: bytes, cuts: list[int] = []) -> b
 
 
 def turn_of(lane: str, body: bytes) -> Turn:
-    stream = PartStream(LANES[lane]())
+    stream = PartStream(READERS[lane]())
     stream.feed(body)
     stream.close()
     return stream.turn
@@ -127,7 +126,7 @@ def test_another_lanes_thinking_reaches_a_responses_client_without_encrypted_con
 
 @pytest.mark.parametrize(("source", "target"), [
     (s, t) for s in ("messages", "responses") for t in TARGETS if s != t])
-def test_no_relayed_byte_carries_another_providers_replay_data(source: str, target: Target) -> None:
+def test_no_relayed_byte_carries_another_providers_replay_data(source: str, target: str) -> None:
     body = (reasoning_capture(encrypted=True) if source == "responses"
             else (CAPTURES / "messages_thinking.sse").read_bytes())
     blocks = turn_of(source, body).reasoning_blocks
@@ -141,7 +140,7 @@ def test_no_relayed_byte_carries_another_providers_replay_data(source: str, targ
 
 # -- generated turns -------------------------------------------------------------------------
 
-def pairs() -> list[tuple[str, Target]]:
+def pairs() -> list[tuple[str, str]]:
     return [(source, target) for source in LANES for target in TARGETS]
 
 
@@ -149,7 +148,7 @@ def pairs() -> list[tuple[str, Target]]:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_an_identity_relay_gives_the_client_the_sources_blocks_of_reasoning(
-    lane: Target, data: st.DataObject
+    lane: str, data: st.DataObject
 ) -> None:
     turn: ThinkingTurn = data.draw(thinking_turns(lane), label="turn")
     body = render(turn)
@@ -164,7 +163,7 @@ def test_an_identity_relay_gives_the_client_the_sources_blocks_of_reasoning(
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_another_lanes_client_gets_the_reasoning_text_and_none_of_its_replay_data(
-    source: str, target: Target, data: st.DataObject
+    source: str, target: str, data: st.DataObject
 ) -> None:
     turn: ThinkingTurn = data.draw(thinking_turns(source), label="turn")
     body = render(turn)
@@ -178,8 +177,9 @@ def test_another_lanes_client_gets_the_reasoning_text_and_none_of_its_replay_dat
         assert block.signature is None and block.redacted is None
         assert block.encrypted_content is None
         assert block.id is None or block.id.startswith(f"rs_{turn.id}_")  # the relay's own
-    if target != "chat" and turn.ending not in CUT:
-        # One block for each source block with text (Chat runs its blocks together).
+    if FORMATS[target].emitter.reasoning_blocks and turn.ending not in CUT:
+        # One block for each source block with text (Chat and Gemini run their blocks
+        # together).
         want = [ReasoningBlock(t.text) for t in turn.thoughts if t.text]
         assert [ReasoningBlock(b.text) for b in again.reasoning_blocks] == want
 
@@ -188,7 +188,7 @@ def test_another_lanes_client_gets_the_reasoning_text_and_none_of_its_replay_dat
 
 @pytest.mark.parametrize("target", ["responses", "messages"])
 def test_a_block_of_reasoning_that_ended_while_waiting_its_turn_keeps_its_text_and_data(
-    target: Target,
+    target: str,
 ) -> None:
     """Parts need not be sequential: a block may end while a tool call ahead of it streams.
     It is written when its turn comes, whole: its text, then its replay data."""

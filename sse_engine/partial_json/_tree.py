@@ -1,7 +1,7 @@
 """The value tree PartialJSON builds in place, and where in it the reader is.
 
 The base of :class:`~sse_engine.parts.PartialJSON`, which reads the text (the
-tokenizer, in :mod:`sse_engine.parts._partial_json`) and hands each completed
+tokenizer, in :mod:`sse_engine.partial_json._reader`) and hands each completed
 item here. This room keeps the tree: the open containers and their paths, the
 key being filled, where each completed value goes and the event that reports
 it, and the grammar state that completing a value or a container moves on to.
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sse_engine.parts._json_events import JSONDelta, JSONPath, JSONValue
-from sse_engine.parts._json_grammar import (
+from sse_engine.partial_json._events import JSONDelta, JSONPath, JSONValue
+from sse_engine.partial_json._grammar import (
     ABSENT,
     AFTER,
     END,

@@ -6,7 +6,11 @@ delta of a choice carries ``role``. Text is ``content``, reasoning is
 blocks run together, a blank line between them, and their replay data has no
 place in Chat Completions), a refusal is ``refusal``; a tool call opens with
 its id, type and name and streams its arguments as fragments, keyed by its
-index in the choice. The
+index in the choice. Choices
+are numbered 0, 1, 2, ... in the order they are first written, whatever the
+source numbered them: the openai SDK reads a choice's ``index`` as a position
+in the list of choices it has seen (an index past its end starts a new choice
+there; ``10**12`` once started raises ``IndexError`` on the next chunk). The
 end is one chunk per choice with its ``finish_reason``, the usage chunk
 (``choices: []``) when usage is known, and ``data: [DONE]``; a failed or
 truncated source ends with an error frame instead, and no ``[DONE]``.
@@ -18,51 +22,27 @@ import json
 from typing import Any, Final
 
 from sse_engine._encoder import encode_json
-from sse_engine._outcome import Outcome, StreamError
-from sse_engine.chat import encode_chat_done
-from sse_engine.parts import Finish, FinishReason, Usage
-from sse_engine.relay._blocks import Block
-from sse_engine.relay._emitter import Emitter, ErrorResponse, failure_of
-from sse_engine.relay._openai import openai_error, openai_error_response
-from sse_engine.relay._template import TEXT, fill, template
+from sse_engine._outcome import Outcome
+from sse_engine.chat._wire import (
+    CHUNK_OBJECT,
+    DONE_FRAME,
+    REASONING_FIELD,
+    WIRE_REASONS,
+    error_body,
+    usage_to_wire,
+)
+from sse_engine.parts import Finish, FinishReason
+from sse_engine.relay import TEXT, Block, Emitter, failure_of, fill, template
 
-__all__ = ["ChatEmitter", "chat_usage"]
+__all__ = ["ChatEmitter"]
 
 #: The delta field of each kind of text.
-_FIELDS: Final = {"text": "content", "reasoning": "reasoning_content", "refusal": "refusal"}
-
-
-def chat_usage(usage: Usage) -> dict[str, Any]:
-    """``usage`` as a Chat Completions ``CompletionUsage`` object."""
-    prompt = usage.input_tokens or 0
-    completion = usage.output_tokens or 0
-    total = usage.total_tokens if usage.total_tokens is not None else prompt + completion
-    out: dict[str, Any] = {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": total,
-    }
-    if usage.cached_input_tokens is not None:
-        out["prompt_tokens_details"] = {"cached_tokens": usage.cached_input_tokens}
-    if usage.reasoning_tokens is not None:
-        out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
-    return out
-
-
-#: The finish reason Chat Completions gives for each unified one.
-_REASONS: Final[dict[str, str]] = {
-    "stop": "stop",
-    "tool_calls": "tool_calls",
-    "length": "length",
-    "content_filter": "content_filter",
-    "refusal": "content_filter",
-    "pause": "stop",
-}
+_FIELDS: Final = {"text": "content", "reasoning": REASONING_FIELD, "refusal": "refusal"}
 
 
 def chat_finish_reason(reason: FinishReason, outcome: Outcome, tool_calls: int) -> str:
     """What Chat Completions says for a choice that ended for ``reason``."""
-    word = _REASONS.get(reason) or ("stop" if outcome is Outcome.COMPLETED else "length")
+    word = WIRE_REASONS.get(reason) or ("stop" if outcome is Outcome.COMPLETED else "length")
     return "stop" if word == "tool_calls" and not tool_calls else word
 
 
@@ -72,6 +52,8 @@ class ChatEmitter(Emitter):
     id_prefix = "chatcmpl-"
     many_choices = True
     reasoning_blocks = False
+    request_id_header = "x-request-id"
+    error_body = staticmethod(error_body)
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         super().__init__(model=model, id=id, created=created)
@@ -79,11 +61,21 @@ class ChatEmitter(Emitter):
         self._started: set[int] = set()
         #: How many tool calls each choice has opened.
         self._calls: dict[int, int] = {}
+        #: Each choice's index on the wire, in the order they were first written.
+        self._indexes: dict[int, int] = {}
+
+    def _index(self, choice: int) -> int:
+        """The wire index of the source's ``choice``: the next free one on its first use
+        (its first frame is written at once)."""
+        index = self._indexes.get(choice)
+        if index is None:
+            index = self._indexes[choice] = len(self._indexes)
+        return index
 
     def _payload(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "id": self.id,
-            "object": "chat.completion.chunk",
+            "object": CHUNK_OBJECT,
             "created": self.created,
             "model": self.model,
             "choices": choices,
@@ -99,7 +91,7 @@ class ChatEmitter(Emitter):
         if choice not in self._started:
             self._started.add(choice)
             delta = {"role": "assistant", **delta}
-        self._chunk([{"index": choice, "delta": delta, "finish_reason": reason}], out)
+        self._chunk([{"index": self._index(choice), "delta": delta, "finish_reason": reason}], out)
 
     def open_block(self, block: Block, out: list[bytes]) -> None:
         if block.kind != "tool":
@@ -118,7 +110,7 @@ class ChatEmitter(Emitter):
         block.template = self._template(block, {"tool_calls": [arguments]})
 
     def _template(self, block: Block, delta: dict[str, Any]) -> str:
-        choice = {"index": block.choice, "delta": delta, "finish_reason": None}
+        choice = {"index": self._index(block.choice), "delta": delta, "finish_reason": None}
         return template(encode_json(self._payload([choice])))
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
@@ -138,7 +130,7 @@ class ChatEmitter(Emitter):
         failure = failure_of(finish)
         if failure is not None:
             self.flush(False, out)
-            out.append(encode_json({"error": openai_error(failure)}))
+            out.append(encode_json(error_body(failure)))
             return
         self.flush(True, out)
         reasons = {turn.choice: turn.finish_reason for turn in self.source.turns}
@@ -147,9 +139,5 @@ class ChatEmitter(Emitter):
             word = chat_finish_reason(reason, finish.outcome, self.tool_calls.get(choice, 0))
             self._delta(choice, {}, out, word)
         if self.usage is not None:
-            self._chunk([], out, usage=chat_usage(self.usage))
-        out.append(encode_chat_done())
-
-    @classmethod
-    def error_response(cls, error: StreamError) -> ErrorResponse:
-        return openai_error_response(error)
+            self._chunk([], out, usage=usage_to_wire(self.usage))
+        out.append(DONE_FRAME)

@@ -1,8 +1,8 @@
 """The JSON grammar as PartialJSON reads it: its states, their expectations, numbers.
 
-Constant tables only; the reader is :mod:`sse_engine.parts._partial_json` (its tree
-:mod:`sse_engine.parts._json_tree`),
-strings are read by :mod:`sse_engine.parts._json_string`.
+Constant tables only; the reader is :mod:`sse_engine.partial_json._reader` (its tree
+:mod:`sse_engine.partial_json._tree`),
+strings are read by :mod:`sse_engine.partial_json._string`.
 """
 
 from __future__ import annotations

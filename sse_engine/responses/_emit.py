@@ -18,16 +18,15 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sse_engine._outcome import Outcome, StreamError
-from sse_engine.parts import Finish, ReasoningBlock, Usage
-from sse_engine.relay._blocks import Block
-from sse_engine.relay._emitter import Emitter, ErrorResponse, failure_of
-from sse_engine.relay._openai import openai_error_response
-from sse_engine.relay._template import NUMBER, TEXT, fill, template
-from sse_engine.responses import encode_responses_event
+from sse_engine._outcome import Outcome
+from sse_engine.parts import Finish, ReasoningBlock
+from sse_engine.relay import NUMBER, TEXT, Block, Emitter, failure_of, fill, template
+from sse_engine.responses._frames import encode_responses_event
+from sse_engine.responses._wire import CALL_ITEMS, INCOMPLETE_REASONS, error_body, usage_to_wire
 
-__all__ = ["ResponsesEmitter", "responses_usage"]
+__all__ = ["ResponsesEmitter"]
 
+_FUNCTION, _CUSTOM = CALL_ITEMS["function_call"], CALL_ITEMS["custom_tool_call"]
 #: Each kind of block: (item id prefix, delta event, done event, field of the done event).
 _BLOCKS: Final = {
     "text": ("msg", "response.output_text.delta", "response.output_text.done", "text"),
@@ -38,40 +37,16 @@ _BLOCKS: Final = {
         "response.reasoning_summary_text.done",
         "text",
     ),
-    "tool": (
-        "fc",
-        "response.function_call_arguments.delta",
-        "response.function_call_arguments.done",
-        "arguments",
-    ),
-    "plain": (
-        "ctc",
-        "response.custom_tool_call_input.delta",
-        "response.custom_tool_call_input.done",
-        "input",
-    ),
+    **{
+        block: (
+            kind.id_prefix,
+            f"response.{kind.events}.delta",
+            f"response.{kind.events}.done",
+            kind.field,
+        )
+        for block, kind in (("tool", _FUNCTION), ("plain", _CUSTOM))
+    },
 }
-
-
-#: The ``incomplete_details.reason`` of each unified reason that cuts a turn short.
-_INCOMPLETE: Final = {
-    "length": "max_output_tokens",
-    "content_filter": "content_filter",
-    "refusal": "content_filter",
-}
-
-
-def responses_usage(usage: Usage) -> dict[str, Any]:
-    """``usage`` as a Responses ``usage`` object."""
-    inputs = usage.input_tokens or 0
-    outputs = usage.output_tokens or 0
-    return {
-        "input_tokens": inputs,
-        "input_tokens_details": {"cached_tokens": usage.cached_input_tokens or 0},
-        "output_tokens": outputs,
-        "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens or 0},
-        "total_tokens": usage.total_tokens if usage.total_tokens is not None else inputs + outputs,
-    }
 
 
 def _kind(block: Block) -> str:
@@ -82,6 +57,8 @@ class ResponsesEmitter(Emitter):
     """Writes a Responses stream (the first choice of the source)."""
 
     id_prefix = "resp_"
+    request_id_header = "x-request-id"
+    error_body = staticmethod(error_body)
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         super().__init__(model=model, id=id, created=created)
@@ -148,10 +125,8 @@ class ResponsesEmitter(Emitter):
                 item = self._add_item("rs", opening, out)
             else:
                 call = {"status": "in_progress", "call_id": block.id, "name": block.name}
-                kind, field = (
-                    ("custom_tool_call", "input") if block.plain else ("function_call", "arguments")
-                )
-                opening = {"type": kind, **call, field: ""}
+                kind = _CUSTOM if block.plain else _FUNCTION
+                opening = {"type": kind.item, **call, kind.field: ""}
                 if block.source_item:  # the source's own: what a client sends back
                     opening = {"id": block.source_item, **opening}
                 item = self._add_item(_BLOCKS[_kind(block)][0], opening, out)
@@ -282,7 +257,7 @@ class ResponsesEmitter(Emitter):
     def finish(self, finish: Finish, out: list[bytes]) -> None:
         failure = failure_of(finish)
         self.flush(failure is None, out)
-        usage = responses_usage(self.usage) if self.usage is not None else None
+        usage = usage_to_wire(self.usage) if self.usage is not None else None
         if failure is not None:
             self._mark_unfinished()
             self._event(
@@ -293,7 +268,7 @@ class ResponsesEmitter(Emitter):
             self._event("response.failed", out, response=response)
             return
         self._close_message(out)
-        reason = _INCOMPLETE.get(finish.reason)
+        reason = INCOMPLETE_REASONS.get(finish.reason)
         if reason is None and finish.reason == "other" and finish.outcome is Outcome.INCOMPLETE:
             reason = "max_output_tokens"
         if reason is not None:
@@ -321,7 +296,3 @@ class ResponsesEmitter(Emitter):
             item["status"] = "incomplete"
         if self._message is not None:
             self._message["status"] = "incomplete"
-
-    @classmethod
-    def error_response(cls, error: StreamError) -> ErrorResponse:
-        return openai_error_response(error)

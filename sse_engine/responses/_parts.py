@@ -21,12 +21,10 @@ final text that contradicts them is kept out of the turn with a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any
 
-from sse_engine.parts._parts import FinishReason, Usage
-from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
-from sse_engine.parts._turn import ToolCall, joined
-from sse_engine.responses import (
+from sse_engine.parts import BASE_HANDLERS, ToolCall, Translator
+from sse_engine.responses._events import (
     ResponseArgumentsDoneEvent,
     ResponseCallDeltaEvent,
     ResponseContentDeltaEvent,
@@ -35,79 +33,27 @@ from sse_engine.responses import (
     ResponseLifecycleEvent,
     ResponseOutputItemEvent,
     ResponseRefusalDoneEvent,
-    ResponsesLane,
     ResponseSummaryPartEvent,
     ResponseSummaryTextDeltaEvent,
     ResponseSummaryTextDoneEvent,
     ResponseTerminalEvent,
     ResponseTextDoneEvent,
 )
-from sse_engine.responses._items import CALL_KINDS
+from sse_engine.responses._lane import ResponsesLane
+from sse_engine.responses._wire import (
+    CALL_EVENTS,
+    CALL_ITEMS,
+    CONTENT_EVENTS,
+    FINISH_REASONS,
+    PART_CHANNELS,
+    UNFINISHED_STATUSES,
+    CallKind,
+    usage_from_wire,
+)
 
-__all__ = ["ResponsesParts", "responses_usage"]
-
-#: How the response ended -> the unified reason: the terminal status, or for
-#: ``response.incomplete`` its ``incomplete_details.reason`` (anything else is ``other``).
-RESPONSES_REASONS: Final[dict[str, FinishReason]] = {
-    "completed": "stop",
-    "max_output_tokens": "length",
-    "content_filter": "content_filter",
-    "failed": "error",
-}
-
-
-class _CallKind:
-    """What the parts need to know about one kind of tool-call item."""
-
-    __slots__ = ("field", "plain", "server")
-
-    def __init__(self, field: str, *, server: bool = False, plain: bool = False) -> None:
-        self.field = field  # the item field holding the input
-        self.server = server  # the server runs it
-        self.plain = plain  # the input is plain text, not JSON
-
-
-#: The output items that are tool calls.
-CALL_ITEMS: Final[dict[str, _CallKind]] = {
-    "function_call": _CallKind("arguments"),
-    "custom_tool_call": _CallKind("input", plain=True),
-    "mcp_call": _CallKind("arguments", server=True),
-    "kindo_call": _CallKind("arguments", server=True),
-}
-
-# Where the text of each kind of content part goes: the builder method's name.
-_CHANNELS: Final[dict[str, str]] = {
-    "output_text": "text",
-    "refusal": "refusal",
-    "reasoning_text": "reasoning",
-    "summary_text": "reasoning",
-}
-# The content part type each delta / done event is about.
-_PART_TYPES: Final[dict[str, str]] = {
-    "response.output_text.delta": "output_text",
-    "response.output_text.done": "output_text",
-    "response.refusal.delta": "refusal",
-    "response.refusal.done": "refusal",
-    "response.reasoning_text.delta": "reasoning_text",
-    "response.reasoning_text.done": "reasoning_text",
-}
-
-#: The statuses of an item the response did not finish: a call in one gets no end.
-_UNFINISHED: Final = frozenset({"in_progress", "incomplete"})
+__all__ = ["ResponsesParts"]
 
 _Key = tuple[int, str, int]  # (output_index, "content" or "summary", part index)
-
-
-def responses_usage(usage: Mapping[str, Any]) -> Usage:
-    """A ``ResponseUsage`` object as :class:`Usage`."""
-    return Usage(
-        input_tokens=count(usage, "input_tokens"),
-        output_tokens=count(usage, "output_tokens"),
-        total_tokens=count(usage, "total_tokens"),
-        cached_input_tokens=count(usage, "input_tokens_details", "cached_tokens"),
-        reasoning_tokens=count(usage, "output_tokens_details", "reasoning_tokens"),
-        raw=usage,
-    )
 
 
 def _str(value: Any) -> str:
@@ -122,14 +68,15 @@ def _id(item: Mapping[str, Any]) -> str | None:
 class ResponsesParts(Translator):
     """The Responses lane's events as parts."""
 
-    REASONS = RESPONSES_REASONS
+    REASONS = FINISH_REASONS
     lane: ResponsesLane
 
     def _setup(self) -> None:
         builder = self.builder
         # Each content delta's type -> the builder method its text goes to.
         self._emitters: dict[str, Callable[[str, int, object], None]] = {
-            kind: getattr(builder, _CHANNELS[part]) for kind, part in _PART_TYPES.items()
+            kind: getattr(builder, PART_CHANNELS[part])
+            for kind, (_, part) in CONTENT_EVENTS.items()
         }
         self._calls: dict[int, tuple[ToolCall, int]] = {}
         self._streamed: dict[_Key, list[str]] = {}
@@ -173,7 +120,7 @@ class ResponsesParts(Translator):
             self._unseen_items(output)
         usage = response.get("usage")
         if type(usage) is dict:
-            self.builder.usage(responses_usage(usage))
+            self.builder.usage(usage_from_wire(usage))
 
     def _unseen_items(self, output: list[Any]) -> None:
         """Items the terminal response holds that were never finished in the stream."""
@@ -203,7 +150,7 @@ class ResponsesParts(Translator):
 
     def _item_added(self, index: int, item: Mapping[str, Any]) -> None:
         self._note(index, item)
-        kind = CALL_ITEMS.get(item.get("type"))  # type: ignore[arg-type]
+        kind = _client_call(item)
         if kind is not None:
             call, position = self._start(index, item, kind)
             if text := _str(item.get(kind.field)):
@@ -217,12 +164,12 @@ class ResponsesParts(Translator):
     def _item_done(self, index: int, item: Mapping[str, Any]) -> None:
         self._note(index, item)
         self._done.add(index)
-        kind = CALL_ITEMS.get(item.get("type"))  # type: ignore[arg-type]
+        kind = _client_call(item)
         if kind is not None:
             call, position = self._calls.get(index) or self._start(index, item, kind)
             final = item.get(kind.field)
             text = final if type(final) is str else None
-            if item.get("status") in _UNFINISHED:
+            if item.get("status") in UNFINISHED_STATUSES:
                 # Cut off (a failed or incomplete response): what arrived, but no end.
                 if text is not None:
                     self._catch_up(call, position, text)
@@ -234,7 +181,7 @@ class ResponsesParts(Translator):
             self.builder.reasoning_start(id=_id(item))
         self._message_start(index, item)
         self._settle_item(index, item)
-        if reasoning and item.get("status") not in _UNFINISHED:
+        if reasoning and item.get("status") not in UNFINISHED_STATUSES:
             encrypted = item.get("encrypted_content")
             self.builder.reasoning_end(
                 encrypted_content=encrypted if type(encrypted) is str else None,
@@ -262,7 +209,7 @@ class ResponsesParts(Translator):
 
     def _settle_part(self, key: _Key, part: Mapping[str, Any]) -> None:
         kind = part.get("type")
-        if type(kind) is str and kind in _CHANNELS:
+        if type(kind) is str and kind in PART_CHANNELS:
             self._settle(key, _str(part.get("refusal" if kind == "refusal" else "text")), kind)
 
     def _settle(self, key: _Key, final: str, kind: str) -> None:
@@ -270,11 +217,11 @@ class ResponsesParts(Translator):
         if not final:
             return  # a final object that leaves the text out says nothing about it
         pieces = self._streamed.get(key)
-        streamed = joined(pieces) if pieces else ""
+        streamed = "".join(pieces) if pieces else ""
         if final == streamed:
             return
         if final.startswith(streamed):
-            self._emit(key, final[len(streamed) :], getattr(self.builder, _CHANNELS[kind]))
+            self._emit(key, final[len(streamed) :], getattr(self.builder, PART_CHANNELS[kind]))
         else:
             self.builder.warn(
                 "text_replaced",
@@ -301,7 +248,7 @@ class ResponsesParts(Translator):
     def _text_done(self, event: ResponseTextDoneEvent) -> None:
         if event.output_index is not None:
             key = (event.output_index, "content", event.content_index)
-            self._settle(key, event.text, _PART_TYPES[event.type])
+            self._settle(key, event.text, CONTENT_EVENTS[event.type][1])
 
     def _refusal_done(self, event: ResponseRefusalDoneEvent) -> None:
         if event.output_index is not None:
@@ -329,7 +276,7 @@ class ResponsesParts(Translator):
     # -- tool calls ----------------------------------------------------------------------
 
     def _start(
-        self, index: int, item: Mapping[str, Any], kind: _CallKind
+        self, index: int, item: Mapping[str, Any], kind: CallKind
     ) -> tuple[ToolCall, int]:
         call_id = item.get("call_id")
         found = self._calls[index] = self.builder.call_start(
@@ -348,10 +295,9 @@ class ResponsesParts(Translator):
             return None
         found = self._calls.get(index)
         if found is None:
-            item_type = CALL_KINDS[event_type][0]
-            kind = CALL_ITEMS.get(item_type)
+            kind = CALL_EVENTS[event_type]
             item = self.lane.snapshot.item(index)
-            if kind is None or item is None or index in self._done:
+            if not kind.part or item is None or index in self._done:
                 return None
             found = self._start(index, item.item, kind)
         return found
@@ -375,6 +321,13 @@ class ResponsesParts(Translator):
         streamed = call.arguments
         if final != streamed and final.startswith(streamed):
             self.builder.call_delta(call, final[len(streamed) :], position)
+
+
+def _client_call(item: Mapping[str, Any]) -> CallKind | None:
+    """The kind of a tool-call item that is a call of the turn, else None."""
+    kind = item.get("type")
+    found = CALL_ITEMS.get(kind) if type(kind) is str else None
+    return found if found is not None and found.part else None
 
 
 ResponsesParts.HANDLERS = {

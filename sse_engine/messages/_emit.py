@@ -13,6 +13,15 @@ whose input streams as ``input_json_delta`` fragments. The end is
 ``message_delta`` (stop reason, cumulative usage) and ``message_stop``; a
 failed or truncated source ends with ``event: error``, which every Anthropic
 client raises.
+
+A ``tool_use`` block's input is written only as far as the anthropic SDK
+reads it (``_tool_input.py``: the SDK parses the fragments after each one,
+and raises a ``ValueError`` on what its JSON reader refuses), and the block
+stops only when its input is complete. A call whose input cannot be written
+(not JSON, or JSON the SDK refuses) is left open, the rest of the turn is
+relayed, and the stream ends with ``event: error`` naming the call: Messages
+has no way to carry it, and a clean ending would let a client run the call
+with part of its input.
 """
 
 from __future__ import annotations
@@ -21,19 +30,18 @@ import json
 from typing import Any, Final
 
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.messages import encode_messages_event
-from sse_engine.parts import Finish, ReasoningBlock, Usage
-from sse_engine.relay._blocks import Block
-from sse_engine.relay._emitter import (
-    Emitter,
-    ErrorResponse,
-    error_headers,
-    error_status,
-    failure_of,
+from sse_engine.messages._frames import encode_messages_event
+from sse_engine.messages._tool_input import ToolInput
+from sse_engine.messages._wire import (
+    CONTEXT_WINDOW_EXCEEDED,
+    WIRE_REASONS,
+    error_body,
+    usage_to_wire,
 )
-from sse_engine.relay._template import TEXT, fill, template
+from sse_engine.parts import Finish, ReasoningBlock
+from sse_engine.relay import TEXT, Block, Emitter, failure_of, fill, template
 
-__all__ = ["MessagesEmitter", "anthropic_error", "messages_usage"]
+__all__ = ["MessagesEmitter"]
 
 #: Each kind of block: its empty ``content_block`` and its delta's (type, field).
 _BLOCKS: Final[dict[str, tuple[dict[str, Any], str, str]]] = {
@@ -47,83 +55,11 @@ _BLOCKS: Final[dict[str, tuple[dict[str, Any], str, str]]] = {
     "tool": ({"type": "tool_use", "input": {}}, "input_json_delta", "partial_json"),
 }
 
-#: Anthropic's error types; another lane's error is given the nearest one.
-_ERROR_TYPES: Final = frozenset(
-    {
-        "invalid_request_error",
-        "authentication_error",
-        "billing_error",
-        "permission_error",
-        "not_found_error",
-        "rate_limit_error",
-        "timeout_error",
-        "api_error",
-        "overloaded_error",
-    }
-)
-_TYPE_OF_CODE: Final = {
-    "rate_limit_exceeded": "rate_limit_error",
-    "insufficient_quota": "billing_error",
-    "invalid_api_key": "authentication_error",
-    "model_not_found": "not_found_error",
-    "timeout": "timeout_error",
-}
-_TYPE_OF_STATUS: Final = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    408: "timeout_error",
-    413: "invalid_request_error",
-    429: "rate_limit_error",
-    529: "overloaded_error",
-}
-
-
-def messages_usage(usage: Usage | None) -> dict[str, Any]:
-    """``usage`` as a Messages ``usage`` object (input without the cache reads)."""
-    if usage is None:
-        return {"input_tokens": 0, "output_tokens": 0}
-    cached = usage.cached_input_tokens
-    out: dict[str, Any] = {
-        "input_tokens": max((usage.input_tokens or 0) - (cached or 0), 0),
-        "output_tokens": usage.output_tokens or 0,
-    }
-    if cached is not None:
-        out["cache_read_input_tokens"] = cached
-    return out
-
-
-def anthropic_error(error: StreamError) -> dict[str, Any]:
-    """``error`` as Anthropic's error body: ``{"type": "error", "error": {type, message}}``."""
-    kind = error.type if error.type in _ERROR_TYPES else _TYPE_OF_CODE.get(error.code or "")
-    if kind is None and error.status is not None:
-        kind = _TYPE_OF_STATUS.get(error.status)
-    if kind is None:
-        kind = "api_error" if error.retryable else "invalid_request_error"
-    body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": error.message}}
-    if error.request_id is not None:
-        body["request_id"] = error.request_id
-    return body
-
-
-#: The stop reason Messages gives for each unified one.
-_STOP_REASONS: Final = {
-    "stop": "end_turn",
-    "tool_calls": "tool_use",
-    "length": "max_tokens",
-    "content_filter": "refusal",
-    "refusal": "refusal",
-    "pause": "pause_turn",
-}
-
-
 def stop_reason(finish: Finish, tool_calls: int) -> str:
     """What Messages says for a turn that ended with ``finish``."""
-    if finish.reason == "length" and finish.raw_reason == "model_context_window_exceeded":
+    if finish.reason == "length" and finish.raw_reason == CONTEXT_WINDOW_EXCEEDED:
         return finish.raw_reason
-    word = _STOP_REASONS.get(finish.reason) or (
+    word = WIRE_REASONS.get(finish.reason) or (
         "end_turn" if finish.outcome is Outcome.COMPLETED else "max_tokens"
     )
     return "end_turn" if word == "tool_use" and not tool_calls else word
@@ -134,10 +70,16 @@ class MessagesEmitter(Emitter):
 
     id_prefix = "msg_"
     opens_on_failure = False  # an error before any content is just `event: error`
+    request_id_header = "request-id"
+    error_body = staticmethod(error_body)
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         super().__init__(model=model, id=id, created=created)
         self._count = 0
+        #: The input of each tool block being written, by block index.
+        self._inputs: dict[int, ToolInput] = {}
+        #: The tool calls whose input could not be written, each said with why.
+        self._unwritten: list[str] = []
 
     def _event(self, payload: dict[str, Any], out: list[bytes]) -> None:
         out.append(encode_messages_event(payload))
@@ -151,7 +93,7 @@ class MessagesEmitter(Emitter):
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": messages_usage(self.usage),
+            "usage": usage_to_wire(self.usage),
         }
         self._event({"type": "message_start", "message": message}, out)
 
@@ -173,14 +115,21 @@ class MessagesEmitter(Emitter):
             "delta": {"type": kind, field: TEXT},
         }
         block.template = template(encode_messages_event(delta))
+        if block.kind == "tool":
+            self._inputs[block.index] = ToolInput()
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
-        if not block.plain:  # a plain-text input is not JSON: it goes whole at the end
-            out.append(fill(block.template, text))
+        if block.kind == "tool":
+            if block.plain:  # a plain-text input is not JSON: it goes whole at the end
+                return
+            text = self._inputs[block.index].feed(text)  # as far as the SDK reads it
+            if not text:
+                return
+        out.append(fill(block.template, text))
 
     def close_block(self, block: Block, out: list[bytes]) -> None:
-        if block.plain:  # as a JSON string
-            out.append(fill(block.template, json.dumps(block.final, ensure_ascii=False)))
+        if block.kind == "tool" and not self._complete_input(block, out):
+            return  # left open: a client may run a call as soon as its block stops
         reasoning = block.reasoning
         if reasoning is not None and reasoning.signature is not None:
             delta = {"type": "signature_delta", "signature": reasoning.signature}
@@ -189,25 +138,42 @@ class MessagesEmitter(Emitter):
             )
         self._event({"type": "content_block_stop", "index": block.index}, out)
 
+    def _complete_input(self, block: Block, out: list[bytes]) -> bool:
+        """Write the rest of a tool block's input; False when it cannot be written."""
+        tool = self._inputs.pop(block.index)
+        # A plain-text input goes whole, as a JSON string (checked too: a lone
+        # surrogate in it has no UTF-8 form, and the SDK would raise).
+        final = json.dumps(block.final, ensure_ascii=False) if block.plain else block.final
+        rest = tool.finish(final)
+        if rest is None:
+            self._unwritten.append(
+                f"the upstream's tool call {block.id!r} ({block.name}) has input a Messages "
+                f"client cannot read, so its tool_use block was left open: {tool.error}"
+            )
+            return False
+        if rest:
+            out.append(fill(block.template, rest))
+        return True
+
     def keeps(self, reasoning: ReasoningBlock) -> bool:
         return reasoning.signature is not None or reasoning.redacted is not None
 
     def finish(self, finish: Finish, out: list[bytes]) -> None:
         failure = failure_of(finish)
         self.flush(failure is None, out)
+        if failure is None and self._unwritten:
+            # The upstream's turn is complete, but not all of it reached the client.
+            failure = StreamError(
+                message="; ".join(self._unwritten), code="tool_input_invalid", retryable=True
+            )
         if failure is not None:
-            out.append(encode_messages_event(anthropic_error(failure)))
+            out.append(encode_messages_event(error_body(failure)))
             return
         delta = {
             "stop_reason": stop_reason(finish, self.tool_calls.get(0, 0)),
             "stop_sequence": None,
         }
         self._event(
-            {"type": "message_delta", "delta": delta, "usage": messages_usage(self.usage)}, out
+            {"type": "message_delta", "delta": delta, "usage": usage_to_wire(self.usage)}, out
         )
         self._event({"type": "message_stop"}, out)
-
-    @classmethod
-    def error_response(cls, error: StreamError) -> ErrorResponse:
-        body = json.dumps(anthropic_error(error), ensure_ascii=False).encode()
-        return error_status(error), error_headers(error, "request-id"), body

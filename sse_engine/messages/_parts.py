@@ -16,66 +16,34 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
-from sse_engine.messages import (
+from sse_engine.messages._events import (
     BlockStart,
     BlockStop,
     InputJsonDelta,
     MessageDelta,
-    MessagesLane,
     MessageStart,
-    TextDelta,
+    TextBlockDelta,
     ThinkingDelta,
     ToolUseStop,
 )
-from sse_engine.messages._snapshot import TOOL_BLOCK_TYPES
-from sse_engine.parts._parts import FinishReason, Usage
-from sse_engine.parts._translator import BASE_HANDLERS, Translator, count
-from sse_engine.parts._turn import ToolCall
+from sse_engine.messages._lane import MessagesLane
+from sse_engine.messages._wire import (
+    REASONING_BLOCKS,
+    SERVER_TOOL_BLOCKS,
+    STOP_REASONS,
+    TOOL_BLOCK_TYPES,
+    usage_from_wire,
+)
+from sse_engine.parts import BASE_HANDLERS, ToolCall, Translator
 
-__all__ = ["MessagesParts", "messages_usage"]
-
-#: ``stop_reason`` -> the unified reason (anything else is ``other``).
-MESSAGES_REASONS: Final[dict[str, FinishReason]] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "tool_use": "tool_calls",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "refusal": "refusal",
-    "pause_turn": "pause",
-}
-#: Tool blocks the server runs itself (the rest of TOOL_BLOCK_TYPES the client runs).
-SERVER_TOOL_BLOCKS: Final = frozenset({"server_tool_use", "mcp_tool_use"})
-#: The blocks of reasoning.
-REASONING_BLOCKS: Final = frozenset({"thinking", "redacted_thinking"})
-
-
-def messages_usage(usage: Mapping[str, Any]) -> Usage:
-    """The lane's merged usage as :class:`Usage` (cache reads and writes counted as input)."""
-    fresh = count(usage, "input_tokens")
-    read = count(usage, "cache_read_input_tokens")
-    written = count(usage, "cache_creation_input_tokens")
-    total_input = None if fresh is None else fresh + (read or 0) + (written or 0)
-    if total_input == 0:
-        total_input = None  # no prompt has zero tokens: the count is still to come
-    output = count(usage, "output_tokens")
-    thinking = count(usage, "output_tokens_details", "thinking_tokens")
-    return Usage(
-        input_tokens=total_input,
-        output_tokens=output,
-        total_tokens=None if total_input is None or output is None else total_input + output,
-        cached_input_tokens=read,
-        reasoning_tokens=thinking,
-        raw=usage,
-    )
-
+__all__ = ["MessagesParts"]
 
 class MessagesParts(Translator):
     """The Messages lane's events as parts."""
 
-    REASONS = MESSAGES_REASONS
+    REASONS = STOP_REASONS
     lane: MessagesLane
 
     def _setup(self) -> None:
@@ -103,7 +71,7 @@ class MessagesParts(Translator):
                     self.builder.call_end(found[0], found[1], 0, _dumps(value), value)
                 self._close(index, block)
         if event.usage:
-            self.builder.usage(messages_usage(event.usage))
+            self.builder.usage(usage_from_wire(event.usage))
 
     def _block_start(self, event: BlockStart) -> None:
         self._open(event.index, event.block_type, event.block)
@@ -139,7 +107,7 @@ class MessagesParts(Translator):
                 raw=block,
             )
 
-    def _text(self, event: TextDelta) -> None:
+    def _text(self, event: TextBlockDelta) -> None:
         self.builder.text(event.text)
 
     def _thinking(self, event: ThinkingDelta) -> None:
@@ -162,7 +130,7 @@ class MessagesParts(Translator):
 
     def _delta(self, event: MessageDelta) -> None:
         if event.usage:
-            self.builder.usage(messages_usage(event.usage))
+            self.builder.usage(usage_from_wire(event.usage))
 
 
 def _dumps(value: Any) -> str:
@@ -178,7 +146,7 @@ MessagesParts.HANDLERS = {
     MessageStart: MessagesParts._message_start,
     BlockStart: MessagesParts._block_start,
     BlockStop: MessagesParts._block_stop,
-    TextDelta: MessagesParts._text,
+    TextBlockDelta: MessagesParts._text,
     ThinkingDelta: MessagesParts._thinking,
     InputJsonDelta: MessagesParts._input,
     ToolUseStop: MessagesParts._tool_stop,

@@ -16,7 +16,7 @@ from _json import scanstring
 from collections.abc import Callable
 from typing import Final, TypeAlias, cast
 
-from sse_engine.parts._json_events import JSONStreamError
+from sse_engine.partial_json._events import JSONStreamError
 
 __all__ = ["RUN", "StringReader", "scanstring"]
 

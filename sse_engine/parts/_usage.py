@@ -1,0 +1,62 @@
+"""The words every part and turn shares: why a turn ended, and token usage.
+
+A room of its own because both the parts (``_parts.py``) and the turn
+(``_turn.py``) use them, and each format's vocabulary (``<format>/_wire.py``)
+reads its wire usage into :class:`Usage` with :func:`count_tokens`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Literal, final
+
+import attrs
+
+__all__ = ["FINISH_REASONS", "FinishReason", "Usage", "count_tokens"]
+
+#: Why a turn ended, in one vocabulary for every lane (see :class:`Finish`).
+FinishReason = Literal[
+    "stop", "length", "tool_calls", "content_filter", "refusal", "pause", "error", "truncated",
+    "other",
+]
+FINISH_REASONS: Final[tuple[FinishReason, ...]] = (
+    "stop", "length", "tool_calls", "content_filter", "refusal", "pause", "error", "truncated",
+    "other",
+)
+
+
+@final
+@attrs.frozen
+class Usage:
+    """Token counts in one shape for every lane.
+
+    ``input_tokens`` counts the whole prompt, cached tokens included (as
+    OpenAI counts it; for Messages the cache reads and writes are added to
+    ``input_tokens``); ``cached_input_tokens`` is the part of it that was a
+    cache hit, ``cache_write_input_tokens`` the part of it written to the
+    cache (Anthropic bills these apart; the OpenAI formats do not report
+    them), and ``reasoning_tokens`` the part of ``output_tokens`` spent
+    reasoning. A count the server did not send is None; Messages sends no
+    total, so ``total_tokens`` is input plus output there. ``raw`` is the
+    lane's own usage object, as sent (not part of equality).
+    """
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cache_write_input_tokens: int | None = None
+    raw: Any = attrs.field(default=None, eq=False)
+
+
+def count_tokens(usage: Mapping[str, Any], key: str, detail: str | None = None) -> int | None:
+    """A token count of a wire usage object (``usage[key]``, or ``usage[key][detail]``).
+
+    None when the server did not send it as an integer: what a format's
+    ``usage_from_wire`` builds a :class:`Usage` from.
+    """
+    value = usage.get(key)
+    if detail is not None:
+        value = value.get(detail) if type(value) is dict else None
+    return value if type(value) is int else None
