@@ -38,7 +38,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import corpora, parser_bound, report
+from benchmarks import corpora, lanes, parser_bound, report
 from benchmarks.peers import MISSING, PEERS, Peer
 from benchmarks.timing import gc_frozen, time_once
 
@@ -64,6 +64,7 @@ class Row:
     expected: list[tuple[str, str, str]]
     group: str  # "stream", "capture", "byte" or "single"
     rounds: int
+    size: str = ""  # "10 KB", "1 MB": the size the stream or capture row was built for
     payload: int = 0  # for single-event rows: the payload size
     # filled in by run(): peer name -> best seconds, or None when it raised
     best: dict[str, float | None] = field(default_factory=dict)
@@ -90,17 +91,16 @@ class Row:
 
 @dataclass(frozen=True)
 class Settings:
-    n_events: int
-    capture_bytes: int
+    #: Stream and capture rows: size in bytes (about) -> rounds at that size.
+    sizes: dict[int, int]
     byte_events: int
     single_sizes: tuple[int, int]
-    rounds: int  # stream and capture rows
     byte_rounds: int
     single_rounds: int
 
 
-FULL = Settings(2000, 512 * 1024, 200, (1 << 20, 8 << 20), 15, 7, 3)
-QUICK = Settings(300, 32 * 1024, 40, (128 << 10, 1 << 20), 2, 1, 1)
+FULL = Settings({10_000: 25, 1_000_000: 7}, 200, (1 << 20, 8 << 20), 7, 3)
+QUICK = Settings({10_000: 2, 100_000: 1}, 40, (128 << 10, 1 << 20), 1, 1)
 
 _READS = {"64k": "64 KiB", "ragged": "ragged 40-700 B", "byte": "1 byte", "1k": "1 KiB"}
 _CORPUS_LABEL = {"chat": "Chat Completions", "responses": "Responses", "messages": "Messages"}
@@ -111,30 +111,34 @@ def _size_label(n: int) -> str:
 
 
 def build_rows(s: Settings) -> list[Row]:
+    """Every row: each corpus in each shape and each capture at each size, in both reads."""
     rows = []
-    for name, builder in corpora.CORPORA.items():
-        built = builder(s.n_events)
-        for shape, reshape in corpora.SHAPES.items():
-            data = reshape(built)
+    for size, rounds in s.sizes.items():
+        for name, builder in corpora.CORPORA.items():
+            built = lanes.sized(builder, size)  # the LF corpus; the other shapes add bytes
+            for shape, reshape in corpora.SHAPES.items():
+                data = reshape(built)
+                expected = corpora.expected_events(data)
+                for mode in ("64k", "ragged"):
+                    rows.append(Row(
+                        label=f"{_CORPUS_LABEL[name]} ({len(expected):,} events)",
+                        shape=shape, reads=_READS[mode], data=data,
+                        chunks=corpora.chunked(data, mode), expected=expected,
+                        group="stream", rounds=rounds, size=lanes.size_label(size),
+                    ))
+    for size, rounds in s.sizes.items():
+        for name in corpora.CAPTURES:
+            data = corpora.capture(name, size)
             expected = corpora.expected_events(data)
             for mode in ("64k", "ragged"):
                 rows.append(Row(
-                    label=f"{_CORPUS_LABEL[name]} ({len(expected):,} events)",
-                    shape=shape, reads=_READS[mode], data=data,
-                    chunks=corpora.chunked(data, mode), expected=expected,
-                    group="stream", rounds=s.rounds,
+                    label=f"{name} ({len(expected):,} events)", shape="capture",
+                    reads=_READS[mode], data=data, chunks=corpora.chunked(data, mode),
+                    expected=expected, group="capture", rounds=rounds,
+                    size=lanes.size_label(size),
                 ))
-    for name in corpora.CAPTURES:
-        data = corpora.capture(name, s.capture_bytes)
-        expected = corpora.expected_events(data)
-        for mode in ("64k", "ragged"):
-            rows.append(Row(
-                label=f"{name} ({len(expected):,} events)", shape="capture", reads=_READS[mode],
-                data=data, chunks=corpora.chunked(data, mode), expected=expected,
-                group="capture", rounds=s.rounds,
-            ))
     for name, builder in corpora.CORPORA.items():
-        data = corpora.prefix_events(builder(s.n_events), s.byte_events)
+        data = corpora.prefix_events(builder(s.byte_events), s.byte_events)
         expected = corpora.expected_events(data)
         rows.append(Row(
             label=f"{_CORPUS_LABEL[name]} ({len(expected)} events)", shape="LF",
@@ -186,7 +190,7 @@ def run(rows: list[Row], peers: list[Peer], log: Callable[[str], None] = print) 
                     best[peer.name] = min(best[peer.name], time_once(peer.events, row.chunks))
             row.best.update(best)
             ratio = row.ratio()
-            log(f"  {row.label:<40} {row.shape:<15} {row.reads:<16} "
+            log(f"  {row.label:<40} {row.size:<6} {row.shape:<15} {row.reads:<16} "
                 + ", ".join(f"{p.name} {_fmt_speed(row, p.name, bold=False)}" for p in peers)
                 + f" MB/s; {_fmt_ratio(ratio)}")
 
@@ -213,8 +217,8 @@ def _fmt_ratio(r: float | None) -> str:
 
 
 def table(rows: list[Row], peers: list[Peer]) -> str:
-    header = ["Workload", "Shape", "Reads", "Bytes", *[p.name for p in peers], "Fastest peer",
-              f"{OURS} ÷ fastest"]
+    header = ["Workload", "Size", "Shape", "Reads", "Bytes", *[p.name for p in peers],
+              "Fastest peer", f"{OURS} ÷ fastest"]
     body = []
     for row in rows:
         fastest = row.fastest_peer()
@@ -223,11 +227,11 @@ def table(rows: list[Row], peers: list[Peer]) -> str:
         if row.group in ("stream", "capture") and ratio is not None and ratio < TARGET:
             mark = f"**{mark}**"
         body.append([
-            row.label, row.shape, row.reads, f"{len(row.data):,}",
+            row.label, row.size or "—", row.shape, row.reads, f"{len(row.data):,}",
             *[_fmt_speed(row, p.name) for p in peers],
             fastest[0] if fastest else "—", mark,
         ])
-    return report.markdown_table(header, body, "lllr" + "r" * len(peers) + "lr")
+    return report.markdown_table(header, body, "llllr" + "r" * len(peers) + "lr")
 
 
 def missed(rows: list[Row]) -> list[Row]:
@@ -240,18 +244,22 @@ def targets(rows: list[Row], peers: list[Peer]) -> list[tuple[str, bool | None, 
     """(target, met?, evidence) for each target of the parser."""
     out: list[tuple[str, bool | None, str]] = []
     for group, what in (("stream", "corpus"), ("capture", "capture")):
-        these = [r for r in rows if r.group == group]
-        if not these:
-            continue
-        ratios = [(r, r.ratio()) for r in these]
-        worst = min(ratios, key=lambda rx: rx[1] if rx[1] is not None else -1.0)
-        below = [r for r, x in ratios if x is None or x < TARGET]
-        out.append((
-            f"≥ {TARGET:g}{TIMES} the fastest peer on every {what} row (64 KiB and ragged reads)",
-            not below,
-            f"{len(these) - len(below)} of {len(these)} rows; worst: {worst[0].label},"
-            f" {worst[0].shape}, {worst[0].reads}: {_fmt_ratio(worst[1])}",
-        ))
+        sizes = dict.fromkeys(r.size for r in rows if r.group == group)
+        for size, reads in ((size, reads) for size in sizes for reads in ("64k", "ragged")):
+            these = [r for r in rows
+                     if r.group == group and r.size == size and r.reads == _READS[reads]]
+            if not these:
+                continue
+            ratios = [(r, r.ratio()) for r in these]
+            worst = min(ratios, key=lambda rx: rx[1] if rx[1] is not None else -1.0)
+            below = [r for r, x in ratios if x is None or x < TARGET]
+            out.append((
+                f"≥ {TARGET:g}{TIMES} the fastest peer on every {what} row, {size},"
+                f" {_READS[reads]} reads",
+                not below,
+                f"{len(these) - len(below)} of {len(these)} rows; worst: {worst[0].label},"
+                f" {worst[0].shape}: {_fmt_ratio(worst[1])}",
+            ))
     byte = [r for r in rows if r.group == "byte"]
     if byte and any(p.name == "openai" for p in peers):
         vs_openai = [_ratio(r.mbps(OURS), r.mbps("openai")) for r in byte]
@@ -298,6 +306,8 @@ def _ms(t: float | None) -> str:
 def section(rows: list[Row], peers: list[Peer], settings: Settings, bound: str = "") -> str:
     lines = ["## Parser", ""]
     lines += report.machine_lines()
+    sizes = " and ".join(lanes.size_label(size) for size in settings.sizes)
+    rounds = ", ".join(f"{r} at {lanes.size_label(size)}" for size, r in settings.sizes.items())
     lines.append("- Peers: " + ", ".join(
         f"{p.name} {p.version}" for p in peers if p.name != OURS))
     if MISSING:
@@ -315,11 +325,12 @@ def section(rows: list[Row], peers: list[Peer], settings: Settings, bound: str =
         " `httpx_sse._decoders.SSELineDecoder` and `SSEDecoder`.",
         "- **sseclient-py**: `sseclient.SSEClient(iter(chunks)).events()`.",
         "",
-        "The rows: the three LLM-shaped corpora of `benchmarks/corpora.py` (fixed seeds) in"
+        f"The rows, each built at about {sizes} (the size column; a ratio holds for its size):"
+        " the three LLM-shaped corpora of `benchmarks/corpora.py` (fixed seeds) in"
         " four shapes each (as the APIs send them, LF only; with an `id: N` line before every"
         " event, as the Kindo gateway and the Responses relay write them; with CRLF line"
-        f" endings; with both), and every bundled capture repeated to"
-        f" ~{settings.capture_bytes // 1024} KB (its own shape: comments, `retry`,"
+        " endings; with both; the size is the LF corpus's, the other shapes add their bytes),"
+        " and every bundled capture repeated whole to the size (its own shape: comments, `retry`,"
         " multi-line data, ids), each in 64 KiB reads and in ragged 40-700 B reads; then"
         f" the first {settings.byte_events} events of each LF corpus one byte at a time,"
         " and single 1 MiB and 8 MiB events in 1 KiB reads.",
@@ -329,7 +340,7 @@ def section(rows: list[Row], peers: list[Peer], settings: Settings, bound: str =
         " a peer that decodes a row differently is timed all the same and its figure marked †"
         " (see *Mismatches*), one that raises reads `error`. Then one complete decode (all"
         " reads, end of input) is timed with `time.perf_counter`, garbage collector off during"
-        f" the call, best of {settings.rounds} rounds for the stream and capture rows"
+        f" the call, best of {rounds} rounds for the stream and capture rows"
         f" ({settings.byte_rounds} for one-byte rows, {settings.single_rounds} for single"
         " events), every peer the same number, interleaved round by round. MB/s is 10⁶ bytes"
         " of input per second; **bold** marks the fastest peer; the last column is"

@@ -78,10 +78,10 @@ def _reads_only(chunks: list[bytes], blank: bytes = b"\n\n") -> int:
 
 
 def _representatives(rows: list[Row]) -> list[Row]:
-    """The worst missed row of each kind of reads and each group (at most four rows)."""
-    worst: dict[tuple[str, str], Row] = {}
+    """The worst missed row of each group, size and kind of reads (at most eight rows)."""
+    worst: dict[tuple[str, str, str], Row] = {}
     for row in rows:
-        key = (row.group, row.reads)
+        key = (row.group, row.size, row.reads)
         ratio = row.ratio() or 0.0
         if key not in worst or ratio < (worst[key].ratio() or 0.0):
             worst[key] = row
@@ -112,7 +112,7 @@ def section(missed: list[Row], quick: bool = False) -> str:
         events = len(row.expected)
         us = {name: t * 1e6 for name, t in best.items()}
         table.append([
-            f"{row.label.split(' (')[0]}, {row.shape}, {row.reads}",
+            f"{row.label.split(' (')[0]}, {row.size}, {row.shape}, {row.reads}",
             f"{reads:,} / {events:,}",
             f"{us['sse_engine'] / reads:.2f} / {us['sse_engine'] / events:.2f}",
             f"{us[peer.name] / reads:.2f} / {us[peer.name] / events:.2f} ({peer.name})",
