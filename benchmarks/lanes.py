@@ -24,8 +24,12 @@ does the rest, the same way for every lane:
 - timing (:mod:`benchmarks.timing`, as the parser benchmark): one complete run
   per call, garbage collector off during it, best of N rounds, every
   contender (the SDK too) run once per round, interleaved;
+- the *floor* (:func:`parse_json_floor`): ``SSEParser`` over the same reads
+  and one ``loads`` of every JSON payload, nothing else: what any lane built
+  on the parser must do; timed in the same rounds, with each ``loads``;
 - the section: MB/s, events/s and the ratio to the SDK, with and without
-  orjson, and the target (the lane at least 10 times the SDK's throughput).
+  orjson, the lane's share of the floor's speed, and the targets (the lane at
+  least 10 times the SDK's throughput, and at least 0.75 of the floor's).
 """
 
 from __future__ import annotations
@@ -42,14 +46,18 @@ from typing import Any
 
 from benchmarks import corpora, report
 from benchmarks.timing import Contender, best_of
+from sse_engine import SSEParser
 
 __all__ = [
-    "FULL", "QUICK", "TARGET", "LaneBenchmark", "Settings", "cli", "sdk_stream", "size_label",
-    "sized",
+    "FLOOR_TARGET", "FULL", "QUICK", "TARGET", "LaneBenchmark", "Settings", "cli",
+    "parse_json_floor", "sdk_stream", "size_label", "sized",
 ]
 
 #: The lane is to reach at least this many times the SDK's throughput.
 TARGET = 10.0
+#: ... and at least this share of the parse+json floor's throughput.
+FLOOR_TARGET = 0.75
+FLOOR = "parse+json floor"
 TIMES = "\u00d7"  # multiplication sign
 OURS = "sse_engine"
 
@@ -133,6 +141,29 @@ def sdk_stream(package: str, cast_to: Any, chunks: Reads, path: str) -> Any:
     return sys.modules[package].Stream(cast_to=cast_to, response=response, client=_client(package))
 
 
+# -- the floor: parsing and JSON, nothing else ---------------------------------------------
+
+
+def parse_json_floor(chunks: Reads, loads: Callable[[str], Any] = json.loads) -> list[Any]:
+    """``SSEParser`` over the reads and ``loads`` of every payload that is a JSON object.
+
+    The least a lane built on the parser does (``[DONE]`` and empty frames are
+    not JSON); a lane's time over this one is what its events, checks and
+    snapshot cost.
+    """
+    parser = SSEParser()
+    feed = parser.feed
+    out: list[Any] = []
+    append = out.append
+    for chunk in chunks:
+        for event in feed(chunk):
+            data = event.data
+            if data[:1] == "{":
+                append(loads(data))
+    parser.close()
+    return out
+
+
 # -- one lane benchmark ---------------------------------------------------------------------
 
 
@@ -184,6 +215,7 @@ class LaneBenchmark:
         variants = _json_variants()
         rows: list[list[str]] = []
         ratios: dict[str, list[tuple[str, float]]] = {name: [] for name in variants}
+        shares: dict[str, list[tuple[str, float]]] = {name: [] for name in variants}
         problems: list[str] = []
         for corpus, (build, _) in self.corpora.items():
             for size, rounds in settings.sizes.items():
@@ -192,10 +224,13 @@ class LaneBenchmark:
                 chunks = corpora.chunked(data, "ragged")
                 n_events = data.count(b"\n\n") + data.count(b"\r\n\r\n")  # LF or CRLF frames
                 ours = {f"{OURS} ({name})": name for name in variants}
+                floors = {f"{FLOOR} ({name})": name for name in variants}
                 contenders: list[Contender[Reads]] = [
                     (side, functools.partial(self.lane_final, loads=variants[name]))
                     for side, name in ours.items()
                 ]
+                contenders += [(side, functools.partial(parse_json_floor, loads=variants[name]))
+                               for side, name in floors.items()]
                 if sdk_final is not None:
                     contenders.append((self.sdk, sdk_final))
                 why = self._check(chunks, variants, sdk_final)
@@ -207,18 +242,24 @@ class LaneBenchmark:
                 sdk_time = best.get(self.sdk)
                 for side, seconds in best.items():
                     ratio = None if sdk_time is None else sdk_time / seconds
-                    if ratio is not None and side in ours:
-                        ratios[ours[side]].append((label, ratio))
+                    share = None
+                    if side in ours:
+                        share = best[f"{FLOOR} ({ours[side]})"] / seconds
+                        shares[ours[side]].append((label, share))
+                        if ratio is not None:
+                            ratios[ours[side]].append((label, ratio))
                     rows.append([
                         corpus, size_label(size), f"{n_events:,}", f"{len(data):,}", side,
                         str(rounds), f"{len(data) / seconds / 1e6:.1f}",
                         f"{n_events / seconds:,.0f}",
                         "—" if ratio is None else f"{ratio:.1f}{TIMES}",
+                        "—" if share is None else f"{share:.2f}",
                     ])
-                    log(f"  {label:<14} {side:<20} {len(data) / seconds / 1e6:6.1f} MB/s"
-                        + ("" if ratio is None else f"  {ratio:5.1f}{TIMES} the SDK"))
-        return self._section(settings, load, rows, ratios, problems, sdk_final is None), \
-            not problems
+                    log(f"  {label:<14} {side:<26} {len(data) / seconds / 1e6:6.1f} MB/s"
+                        + ("" if ratio is None else f"  {ratio:5.1f}{TIMES} the SDK")
+                        + ("" if share is None else f"  {share:.2f} of the floor"))
+        text = self._section(settings, load, rows, ratios, problems, sdk_final is None, shares)
+        return text, not problems
 
     def _check(
         self, chunks: Reads, variants: Mapping[str, Callable[[str], Any]],
@@ -241,6 +282,7 @@ class LaneBenchmark:
     def _section(
         self, settings: Settings, load: float | None, rows: list[list[str]],
         ratios: Mapping[str, list[tuple[str, float]]], problems: list[str], no_sdk: bool,
+        shares: Mapping[str, list[tuple[str, float]]],
     ) -> str:
         load_text = "unknown" if load is None else f"{load:.2f}"
         lines = [
@@ -264,16 +306,21 @@ class LaneBenchmark:
             f" run, and against {self.sdk}: {_sentence(self.same)} Timing: one complete"
             " run, garbage collector off during it; every side, the SDK too, runs once per"
             " round, rounds interleaved, and keeps its best time (the Rounds column). MB/s is"
-            " 10⁶ bytes of input per second; the last column is the SDK's time divided by"
-            " the side's, within one size.",
+            f" 10⁶ bytes of input per second; *vs {self.sdk}* is the SDK's time divided by"
+            f" the side's, within one size. The **{FLOOR}** is `SSEParser` over the same"
+            " reads and one `loads` of every payload that is a JSON object, nothing else (the"
+            " least a lane built on the parser does); *of the floor* is the floor's time with"
+            " the same `loads` divided by the lane's: the share of the floor's speed the lane"
+            " keeps while it also builds typed events, checks the stream and assembles the"
+            " final object.",
             "",
         ]
         if rows:
             lines += [
                 report.markdown_table(
                     ["Corpus", "Size", "Events", "Bytes", "Side", "Rounds", "MB/s", "Events/s",
-                     f"vs {self.sdk}"],
-                    rows, "llrrlrrrr",
+                     f"vs {self.sdk}", "of the floor"],
+                    rows, "llrrlrrrrr",
                 ),
                 "",
             ]
@@ -291,6 +338,19 @@ class LaneBenchmark:
                 lines.append(
                     target + ("met" if ok else "**missed**") + " — "
                     + ", ".join(f"{corpus} {r:.1f}{TIMES}" for corpus, r in got)
+                )
+            lines.append("")
+        if not no_sdk or any(shares.values()):
+            if no_sdk:
+                lines += ["### Target", ""]
+            for name, got in shares.items():
+                if not got:
+                    continue
+                ok = all(r >= FLOOR_TARGET for _, r in got)
+                lines.append(
+                    f"- ≥ {FLOOR_TARGET:g} of the {FLOOR}'s speed on every corpus and size,"
+                    f" with {name}: " + ("met" if ok else "**missed**") + " — "
+                    + ", ".join(f"{corpus} {r:.2f}" for corpus, r in got)
                 )
             lines.append("")
         if problems:
