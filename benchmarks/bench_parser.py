@@ -111,30 +111,34 @@ def _size_label(n: int) -> str:
 
 
 def build_rows(s: Settings) -> list[Row]:
-    """Every row: each corpus in each shape and each capture at each size, in both reads."""
+    """Every row: each corpus in each shape and each capture, in both reads, at each size
+    (the sizes of one workload next to each other)."""
     rows = []
-    for size, rounds in s.sizes.items():
-        for name, builder in corpora.CORPORA.items():
-            built = lanes.sized(builder, size)  # the LF corpus; the other shapes add bytes
-            for shape, reshape in corpora.SHAPES.items():
-                data = reshape(built)
-                expected = corpora.expected_events(data)
-                for mode in ("64k", "ragged"):
+    for name, builder in corpora.CORPORA.items():
+        # the LF corpus at each size; the other shapes add their bytes to it
+        built = {size: lanes.sized(builder, size) for size in s.sizes}
+        for shape, reshape in corpora.SHAPES.items():
+            shaped = {size: reshape(data) for size, data in built.items()}
+            expected = {size: corpora.expected_events(data) for size, data in shaped.items()}
+            for mode in ("64k", "ragged"):
+                for size, rounds in s.sizes.items():
+                    data = shaped[size]
                     rows.append(Row(
-                        label=f"{_CORPUS_LABEL[name]} ({len(expected):,} events)",
+                        label=f"{_CORPUS_LABEL[name]} ({len(expected[size]):,} events)",
                         shape=shape, reads=_READS[mode], data=data,
-                        chunks=corpora.chunked(data, mode), expected=expected,
+                        chunks=corpora.chunked(data, mode), expected=expected[size],
                         group="stream", rounds=rounds, size=lanes.size_label(size),
                     ))
-    for size, rounds in s.sizes.items():
-        for name in corpora.CAPTURES:
-            data = corpora.capture(name, size)
-            expected = corpora.expected_events(data)
-            for mode in ("64k", "ragged"):
+    for name in corpora.CAPTURES:
+        repeated = {size: corpora.capture(name, size) for size in s.sizes}
+        expected = {size: corpora.expected_events(data) for size, data in repeated.items()}
+        for mode in ("64k", "ragged"):
+            for size, rounds in s.sizes.items():
+                data = repeated[size]
                 rows.append(Row(
-                    label=f"{name} ({len(expected):,} events)", shape="capture",
+                    label=f"{name} ({len(expected[size]):,} events)", shape="capture",
                     reads=_READS[mode], data=data, chunks=corpora.chunked(data, mode),
-                    expected=expected, group="capture", rounds=rounds,
+                    expected=expected[size], group="capture", rounds=rounds,
                     size=lanes.size_label(size),
                 ))
     for name, builder in corpora.CORPORA.items():
