@@ -117,10 +117,15 @@ def _check(lane_class: Callable[..., Lane[Any]], reads: Reads) -> str | None:
     return None
 
 
-def _overhead(settings: Settings, log: Callable[[str], None]) -> tuple[list[list[str]],
-                                                                          list[float], list[str]]:
+#: (overhead, what, the parts run, its reads): a measured overhead and how to run it again.
+Measured = tuple[float, str, Callable[[Reads], Any], Reads]
+
+
+def _overhead(
+    settings: Settings, log: Callable[[str], None],
+) -> tuple[list[list[str]], list[Measured], list[str]]:
     rows: list[list[str]] = []
-    overheads: list[float] = []
+    overheads: list[Measured] = []
     problems: list[str] = []
     variants = lanes._json_variants()
     for module in (bench_chat, bench_responses, bench_messages, bench_gemini):
@@ -141,7 +146,10 @@ def _overhead(settings: Settings, log: Callable[[str], None]) -> tuple[list[list
                     ]
                     best = best_of(contenders, reads, rounds)
                     overhead = best["parts"] / best["lane"] - 1
-                    overheads.append(overhead)
+                    overheads.append((
+                        overhead, f"`PartStream({bench.lane.__name__}(json_loads={name}))` over"
+                        f" `{corpus}` at {label}", contenders[1][1], reads,
+                    ))
                     n_events = data.count(b"\n\n") + data.count(b"\r\n\r\n")
                     lane_mb, parts_mb = (len(data) / best[side] / 1e6 for side in ("lane", "parts"))
                     rows.append([bench.lane.__name__, corpus, label, name, f"{n_events:,}",
@@ -377,7 +385,8 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
     fragment_rows, fragment_overheads, fragment_problems = _per_fragment(settings, log)
     problems += fragment_problems
     load_text = "unknown" if load is None else f"{load:.2f}"
-    worst = max(overheads) if overheads else None
+    worst_case = max(overheads, key=lambda m: m[0]) if overheads else None
+    worst = worst_case[0] if worst_case else None
     lines = [
         "## Parts: PartStream over each lane, and live tool input",
         "",
@@ -437,7 +446,7 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
         "",
     ]
     if worst is not None:
-        met = all(o <= OVERHEAD_TARGET for o in overheads)
+        met = all(o <= OVERHEAD_TARGET for o, *_ in overheads)
         lines.append(f"- parts at most {OVERHEAD_TARGET:.0%} on top of the lane, every lane,"
                      f" corpus, size and JSON decoder: {'met' if met else '**missed**'} —"
                      f" worst {worst:+.0%}")
@@ -456,6 +465,18 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
             + ", ".join(f"{lanes.size_label(k)} {v:,.1f}{TIMES}"
                         for k, v in sorted(speedups.items())))
     lines.append("")
+    if worst_case is not None:
+        _, what, runner, reads = worst_case
+        lines += [
+            "### Where the parts' time goes",
+            "",
+            f"cProfile of one run of the row with the largest overhead, {what}, functions by"
+            " own time (the lane's own functions are in it too; cProfile's cost per call makes"
+            " many small calls look heavier than the timed figures say):",
+            "",
+            report.profile_table(runner, reads),
+            "",
+        ]
     if problems:
         lines += ["### Problems (not timed)", "", *(f"- {p}" for p in problems), ""]
     return "\n".join(lines), not problems

@@ -104,6 +104,8 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
     rows: list[list[str]] = []
     costs: list[tuple[str, float]] = []
     problems: list[str] = []
+    #: the pairing costing most at the largest size: (cost, what, its run, its reads)
+    worst: tuple[float, str, Callable[[Reads], Any], Reads] | None = None
     for name, (lane, build) in SOURCES.items():
         for size, rounds in sizes.items():
             label = lanes.size_label(size)
@@ -121,10 +123,13 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
                 contenders.append((f"{name} to {target}", relayed(lane, target)))
             best = best_of(contenders, reads, rounds)
             alone = best[alone_side]
+            runners = dict(contenders)
             for side, seconds in best.items():
                 cost = seconds / alone
                 if side != alone_side:
                     costs.append((f"{side} {label}", cost))
+                    if size == max(sizes) and (worst is None or cost > worst[0]):
+                        worst = (cost, f"{side}, {label}", runners[side], reads)
                 rows.append([
                     name, label, side.removeprefix(f"{name} "), str(rounds),
                     f"{len(data) / seconds / 1e6:.1f}", f"{n_events / seconds:,.0f}",
@@ -166,6 +171,19 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
         + ", ".join(f"{side} {cost:.2f}{lanes.TIMES}" for side, cost in costs),
         "",
     ]
+    if worst is not None:
+        _, what, runner, reads = worst
+        lines += [
+            "### Where the relay's time goes",
+            "",
+            f"cProfile of one run of the pairing costing most at the largest size ({what}),"
+            " functions by own time (the source lane's own functions are in it too;"
+            " cProfile's cost per call makes many small calls look heavier than the timed"
+            " figures say):",
+            "",
+            report.profile_table(runner, reads),
+            "",
+        ]
     if problems:
         lines += ["### Mismatches (not timed)", "", *(f"- {p}" for p in problems), ""]
     return "\n".join(lines), met

@@ -217,6 +217,7 @@ class LaneBenchmark:
         ratios: dict[str, list[tuple[str, float]]] = {name: [] for name in variants}
         shares: dict[str, list[tuple[str, float]]] = {name: [] for name in variants}
         problems: list[str] = []
+        per_event: list[list[str]] = []
         for corpus, (build, _) in self.corpora.items():
             for size, rounds in settings.sizes.items():
                 label = f"{corpus} {size_label(size)}"
@@ -239,6 +240,12 @@ class LaneBenchmark:
                     log(f"  {label}: MISMATCH, not timed: {why}")
                     continue
                 best = best_of(contenders, chunks, rounds)
+                for name in variants:
+                    lane_s, floor_s = best[f"{OURS} ({name})"], best[f"{FLOOR} ({name})"]
+                    per_event.append([corpus, size_label(size), name,
+                                      f"{floor_s / n_events * 1e6:.2f}",
+                                      f"{lane_s / n_events * 1e6:.2f}",
+                                      f"{(lane_s - floor_s) / n_events * 1e6:.2f}"])
                 sdk_time = best.get(self.sdk)
                 for side, seconds in best.items():
                     ratio = None if sdk_time is None else sdk_time / seconds
@@ -259,7 +266,32 @@ class LaneBenchmark:
                         + ("" if ratio is None else f"  {ratio:5.1f}{TIMES} the SDK")
                         + ("" if share is None else f"  {share:.2f} of the floor"))
         text = self._section(settings, load, rows, ratios, problems, sdk_final is None, shares)
+        text += "\n" + self._bound(settings, per_event)
         return text, not problems
+
+    def _bound(self, settings: Settings, per_event: list[list[str]]) -> str:
+        """What the lane adds to the floor per event, and where its time goes (cProfile)."""
+        corpus, (build, _) = next(iter(self.corpora.items()))
+        size = max(settings.sizes)
+        chunks = corpora.chunked(sized(build, size), "ragged")
+        return "\n".join([
+            "### Where the lane's time goes",
+            "",
+            "Per event, from the best times above: the floor's time, the lane's, and what the"
+            " lane adds to the floor (typed events, the stream's checks, the snapshot; the"
+            " final object at the end).",
+            "",
+            report.markdown_table(
+                ["Corpus", "Size", "JSON", "floor µs/event", "lane µs/event",
+                 "lane adds µs/event"], per_event, "lllrrr"),
+            "",
+            f"cProfile of one run of the lane over `{corpus}` at {size_label(size)} (stdlib"
+            " `json`), functions by own time; cProfile's cost per call makes the lane's many"
+            " small calls look heavier than the timed figures say:",
+            "",
+            report.profile_table(self.lane_final, chunks),
+            "",
+        ])
 
     def _check(
         self, chunks: Reads, variants: Mapping[str, Callable[[str], Any]],
