@@ -266,13 +266,20 @@ class LaneBenchmark:
                         + ("" if ratio is None else f"  {ratio:5.1f}{TIMES} the SDK")
                         + ("" if share is None else f"  {share:.2f} of the floor"))
         text = self._section(settings, load, rows, ratios, problems, sdk_final is None, shares)
-        text += "\n" + self._bound(settings, per_event)
+        text += "\n" + self._bound(settings, per_event, shares.get("json", []))
         return text, not problems
 
-    def _bound(self, settings: Settings, per_event: list[list[str]]) -> str:
-        """What the lane adds to the floor per event, and where its time goes (cProfile)."""
-        corpus, (build, _) = next(iter(self.corpora.items()))
+    def _bound(
+        self, settings: Settings, per_event: list[list[str]], shares: list[tuple[str, float]],
+    ) -> str:
+        """What the lane adds to the floor per event, and where its time goes (cProfile of
+        the corpus with the smallest share of the floor at the largest size)."""
         size = max(settings.sizes)
+        at_size = [(label, share) for label, share in shares
+                   if label.endswith(f" {size_label(size)}")]
+        worst = min(at_size, key=lambda ls: ls[1])[0].rsplit(" ", 2)[0] if at_size else None
+        corpus = worst if worst in self.corpora else next(iter(self.corpora))
+        build = self.corpora[corpus][0]
         chunks = corpora.chunked(sized(build, size), "ragged")
         return "\n".join([
             "### Where the lane's time goes",

@@ -231,11 +231,19 @@ class BlockParser(TailParser[Item]):
             self._lines(blocks[0].split("\n"), items)
             self._dispatch(items)
             del blocks[0]
+        keep_comments = self._comments
         for block in blocks:
             # A block's size is its length + 1 (its last terminator), but a
             # leading LF is a blank line of its own, not part of the event.
             if sized and len(block) + (block[:1] != "\n") > self._max:
                 self._fail_block(block, items)
+            if block[:1] == ":" and not keep_comments and (
+                block.count("\n:") == block.count("\n")
+            ):
+                # Comment lines only (keepalives), not kept: no field, no event, and
+                # nothing for the blank line to commit or reset (each block before it
+                # ended with one).
+                continue
             self._lines(block.split("\n"), items)
             self._dispatch(items)
         if odd:

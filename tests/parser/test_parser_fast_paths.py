@@ -20,7 +20,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from test_parser_properties import CUTS, reference, run, split
+from test_parser_properties import CUTS, reference, run, run_limited, split
 
 from sse_engine import Comment, ServerSentEvent, SSEParser
 
@@ -178,3 +178,35 @@ def test_crlf_at_every_read_boundary() -> None:
         chunks = [stream[i : i + cut] for i in range(0, len(stream), cut)]
         events = [e for chunk in chunks for e in parser.feed(chunk)] + parser.close()
         assert (events, parser.last_event_id) == whole, cut
+
+
+# Keepalive blocks (comment lines only) between events, as a gateway sends them while the
+# model thinks: a block of comments only is passed over whole when comments are not kept.
+_KEEPALIVES = (
+    b": keepalive\n\n: keepalive\n\n"
+    + b"id: 4\ndata: {\"a\": 1}\n\n"
+    + b":\n:two comment lines\n\n"  # one block of two comment lines
+    + b": c\n\nid: 5\n\n"  # an id-only block after a comment block: the id is committed
+    + b"event: e\ndata: x\n: trailing comment\n\n"
+    + b": c\r\n\r\ndata: y\r\n\r\n"  # CRLF
+)
+
+
+@pytest.mark.parametrize("copies", [1, 3, 200])  # one read of a few blocks, a long read
+@pytest.mark.parametrize("comments", [False, True])
+def test_keepalive_blocks_between_events(copies: int, comments: bool) -> None:
+    stream = _KEEPALIVES * copies
+    ref = reference(stream, comments=comments)
+    expected = (ref.items, ref.last_event_id, ref.retry, ref.in_event)
+    for size in (len(stream), 4096, 700, 41, 7):
+        chunks = [stream[i : i + size] for i in range(0, len(stream), size)]
+        assert run(chunks, comments=comments) == expected, size
+
+
+@pytest.mark.parametrize("comments", [False, True])
+def test_a_keepalive_block_over_the_limit_fails(comments: bool) -> None:
+    stream = b"data: a\n\n" * 300 + b": " + b"k" * 80 + b"\n\n" + b"data: b\n\n"
+    items, error = run_limited([stream], 50, comments=comments)
+    ref = reference(stream, comments=comments, limit=50)
+    assert error is not None
+    assert items == ref.items
