@@ -82,7 +82,7 @@ def assert_same(lean: tuple[bytes, Relay], default: tuple[bytes, Relay]) -> None
     assert lean[0] == default[0]
     assert facts(lean[1]) == facts(default[1])
     assert lean[1].turn.lean and not default[1].turn.lean
-    assert lean[1].lane.lean and not default[1].lane.lean
+    assert lean[1].lane.snapshot.lean and not default[1].lane.snapshot.lean
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -253,12 +253,3 @@ def test_make_lean_after_feed_is_a_usage_error() -> None:
         lane.make_lean()
     with pytest.raises(UsageError, match="before any feed"):
         PartStream(lane, lean=True)
-
-
-def test_a_lane_without_a_lean_mode_says_so() -> None:
-    class Plain(ChatCompletionsLane):
-        def _make_lean(self) -> None:
-            Lane._make_lean(self)
-
-    with pytest.raises(UsageError, match="Plain has no lean mode"):
-        Plain().make_lean()
