@@ -1,0 +1,160 @@
+"""One gateway of the soak, in its own process, on one HTTP stack.
+
+    python -m benchmarks.gateway_soak.gateway --stack STACK --kind proxy|relay
+        --upstream HOST:PORT [--listen HOST:PORT] [--keepalive SECONDS]
+
+Two kinds, the same on every stack:
+
+- ``proxy``: ``POST /v1/messages`` forwarded as it came, the upstream's
+  bytes written to the client unchanged (what the stack costs by itself);
+- ``relay``: ``POST /v1/chat/completions`` mapped to a Messages request
+  (:func:`~.wire.chat_to_messages`), the upstream's stream served as Chat
+  Completions by ``Relay(MessagesLane(), to="chat")``, each read's output
+  written at once, a keepalive comment after ``--keepalive`` quiet seconds.
+
+On both, a client that hangs up closes its upstream at once, and nothing is
+logged for it. The stacks' own code is in ``stack_*.py``; what is the same
+on every stack (the per-request :class:`Pump`, the keepalive timer) is here.
+Prints ``READY <port>`` once it listens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+import attrs
+
+from benchmarks.gateway_soak import wire
+from sse_engine import MessagesLane
+from sse_engine.relay import Relay
+
+__all__ = ["PATHS", "STACKS", "UPSTREAM_PATH", "Config", "Pump", "keep_alive", "main"]
+
+#: The path each kind serves.
+PATHS: Final = {"proxy": "/v1/messages", "relay": "/v1/chat/completions"}
+UPSTREAM_PATH: Final = "/v1/messages"
+#: Stack name -> (its module in this package, uvloop or not, its HTTP parser, if a choice).
+STACKS: Final[dict[str, tuple[str, bool, str]]] = {
+    "aiohttp": ("stack_aiohttp", False, ""),
+    "uvicorn": ("stack_asgi", False, "h11"),
+    "uvicorn-fast": ("stack_asgi", True, "httptools"),
+    "h11": ("stack_h11", False, ""),
+    "h11-uvloop": ("stack_h11", True, ""),
+}
+#: The packages each stack imports, for a caller that must skip a missing one.
+STACK_PACKAGES: Final[dict[str, tuple[str, ...]]] = {
+    "aiohttp": ("aiohttp",),
+    "uvicorn": ("uvicorn", "h11", "httpx"),
+    "uvicorn-fast": ("uvicorn", "httptools", "uvloop", "httpx"),
+    "h11": ("h11",),
+    "h11-uvloop": ("h11", "uvloop"),
+}
+
+
+@attrs.frozen
+class Config:
+    """What a stack's ``serve()`` needs: where to listen, the upstream, the kind, the loop."""
+
+    kind: str
+    upstream: tuple[str, int]
+    listen: tuple[str, int]
+    keepalive: float
+    uvloop: bool
+    parser: str
+
+    @property
+    def path(self) -> str:
+        return PATHS[self.kind]
+
+    @property
+    def upstream_url(self) -> str:
+        return f"http://{self.upstream[0]}:{self.upstream[1]}{UPSTREAM_PATH}"
+
+
+class Pump:
+    """One request's way through the gateway: its upstream request, then upstream bytes in,
+    client bytes out. The pass-through returns what it reads; the relay what Relay writes."""
+
+    __slots__ = ("feed", "last_read", "relay")
+
+    def __init__(self, kind: str) -> None:
+        self.last_read = time.monotonic()
+        self.relay = None
+        if kind == "relay":
+            self.relay = Relay(MessagesLane(), to="chat", created=int(time.time()))
+            self.feed: Callable[[bytes], bytes] = self._relayed
+        else:
+            self.feed = self._passed
+
+    def request(self, body: bytes) -> bytes:
+        """The upstream's request body for the client's."""
+        return body if self.relay is None else wire.chat_to_messages(body)
+
+    def start(self, status: int, headers: list[tuple[str, str]]) -> tuple[int, str]:
+        """The upstream answered: the client's status and content type."""
+        if self.relay is None:
+            kinds = [value for name, value in headers if name.lower() == "content-type"]
+            return status, kinds[0] if kinds else "application/octet-stream"
+        self.relay.start(status, headers)
+        return 200, "text/event-stream"
+
+    def _passed(self, data: bytes) -> bytes:
+        return data
+
+    def _relayed(self, data: bytes) -> bytes:
+        self.last_read = time.monotonic()
+        assert self.relay is not None
+        return self.relay.feed(data)
+
+    def close(self) -> bytes:
+        """The upstream's body ended or broke off: the last bytes for the client."""
+        return b"" if self.relay is None else self.relay.close()
+
+    def quiet(self, every: float) -> float:
+        """Seconds until a keepalive is due (0 or less: due now); only a relay sends them."""
+        return self.last_read + every - time.monotonic()
+
+    def keepalive(self) -> bytes:
+        assert self.relay is not None
+        self.last_read = time.monotonic()
+        return self.relay.keepalive()
+
+
+async def keep_alive(pump: Pump, write: Callable[[bytes], Awaitable[object]], every: float) -> None:
+    """Write a keepalive whenever the upstream has been quiet ``every`` seconds (a task;
+    cancel it when the stream ends)."""
+    while True:
+        wait = pump.quiet(every)
+        if wait > 0:
+            await asyncio.sleep(wait)
+        else:
+            await write(pump.keepalive())
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    return host or "127.0.0.1", int(port)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0])
+    ap.add_argument("--stack", choices=STACKS, required=True)
+    ap.add_argument("--kind", choices=PATHS, required=True)
+    ap.add_argument("--upstream", type=_host_port, required=True, metavar="HOST:PORT")
+    ap.add_argument("--listen", type=_host_port, default=("127.0.0.1", 0), metavar="HOST:PORT")
+    ap.add_argument("--keepalive", type=float, default=15.0, metavar="SECONDS")
+    args = ap.parse_args(argv)
+    module, uvloop, parser = STACKS[args.stack]
+    config = Config(args.kind, args.upstream, args.listen, args.keepalive, uvloop, parser)
+    importlib.import_module(f"benchmarks.gateway_soak.{module}").serve(config)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
