@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import importlib
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -34,26 +36,33 @@ from benchmarks.gateway_soak import wire
 from sse_engine import MessagesLane
 from sse_engine.relay import Relay
 
-__all__ = ["PATHS", "STACKS", "UPSTREAM_PATH", "Config", "Pump", "keep_alive", "main"]
+__all__ = ["PATHS", "STACKS", "UPSTREAM_PATH", "Config", "Pump", "Stack", "keep_alive", "main"]
 
 #: The path each kind serves.
 PATHS: Final = {"proxy": "/v1/messages", "relay": "/v1/chat/completions"}
 UPSTREAM_PATH: Final = "/v1/messages"
-#: Stack name -> (its module in this package, uvloop or not, its HTTP parser, if a choice).
-STACKS: Final[dict[str, tuple[str, bool, str]]] = {
-    "aiohttp": ("stack_aiohttp", False, ""),
-    "uvicorn": ("stack_asgi", False, "h11"),
-    "uvicorn-fast": ("stack_asgi", True, "httptools"),
-    "h11": ("stack_h11", False, ""),
-    "h11-uvloop": ("stack_h11", True, ""),
-}
-#: The packages each stack imports, for a caller that must skip a missing one.
-STACK_PACKAGES: Final[dict[str, tuple[str, ...]]] = {
-    "aiohttp": ("aiohttp",),
-    "uvicorn": ("uvicorn", "h11", "httpx"),
-    "uvicorn-fast": ("uvicorn", "httptools", "uvloop", "httpx"),
-    "h11": ("h11",),
-    "h11-uvloop": ("h11", "uvloop"),
+@attrs.frozen
+class Stack:
+    """One HTTP stack: its module here, its loop, its server's parser, its upstream client."""
+
+    module: str
+    uvloop: bool = False
+    parser: str = ""  # uvicorn's "h11" or "httptools"
+    client: str = ""  # the ASGI stack's upstream client: "httpx" or "httpx2"
+    #: The packages it imports, for a caller that must skip a missing one.
+    packages: tuple[str, ...] = ()
+
+
+#: The stacks the soak can measure, by name.
+STACKS: Final[dict[str, Stack]] = {
+    "aiohttp": Stack("stack_aiohttp", packages=("aiohttp",)),
+    "uvicorn": Stack("stack_asgi", False, "h11", "httpx", ("uvicorn", "h11", "httpx")),
+    "uvicorn-fast": Stack("stack_asgi", True, "httptools", "httpx",
+                          ("uvicorn", "httptools", "uvloop", "httpx")),
+    "uvicorn-httpx2": Stack("stack_asgi", True, "httptools", "httpx2",
+                            ("uvicorn", "httptools", "uvloop", "httpx2")),
+    "h11": Stack("stack_h11", packages=("h11",)),
+    "h11-uvloop": Stack("stack_h11", True, packages=("h11", "uvloop")),
 }
 
 
@@ -65,8 +74,11 @@ class Config:
     upstream: tuple[str, int]
     listen: tuple[str, int]
     keepalive: float
-    uvloop: bool
-    parser: str
+    stack: Stack
+
+    @property
+    def uvloop(self) -> bool:
+        return self.stack.uvloop
 
     @property
     def path(self) -> str:
@@ -149,10 +161,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--upstream", type=_host_port, required=True, metavar="HOST:PORT")
     ap.add_argument("--listen", type=_host_port, default=("127.0.0.1", 0), metavar="HOST:PORT")
     ap.add_argument("--keepalive", type=float, default=15.0, metavar="SECONDS")
+    ap.add_argument("--profile", metavar="FILE", help="cProfile the gateway into FILE (on SIGTERM)")
     args = ap.parse_args(argv)
-    module, uvloop, parser = STACKS[args.stack]
-    config = Config(args.kind, args.upstream, args.listen, args.keepalive, uvloop, parser)
-    importlib.import_module(f"benchmarks.gateway_soak.{module}").serve(config)
+    stack = STACKS[args.stack]
+    config = Config(args.kind, args.upstream, args.listen, args.keepalive, stack)
+    serve = importlib.import_module(f"benchmarks.gateway_soak.{stack.module}").serve
+    if not args.profile:
+        serve(config)
+        return 0
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    profiler = cProfile.Profile()
+    try:
+        profiler.runcall(serve, config)
+    finally:
+        profiler.dump_stats(args.profile)
     return 0
 
 

@@ -68,6 +68,7 @@ class Result:
     not_closed: int
     tracebacks: int
     load1: float
+    upstream_cpu: float
 
     @property
     def cpu_per_1000(self) -> float:
@@ -110,14 +111,16 @@ def _warm(port: int, kind: str) -> None:
 
 
 def run_one(stack: str | None, kind: str, load: Load, seed_base: int = 1,
-            workdir: Path | None = None) -> Result:
+            workdir: Path | None = None, profile: Path | None = None) -> Result:
     """Run ``load`` through ``stack``'s ``kind`` gateway (``stack=None``: straight to the
-    upstream, ``kind`` then ``direct``) and measure it."""
+    upstream, ``kind`` then ``direct``) and measure it (``profile``: cProfile the gateway
+    into that file; its figures are then the profiler's)."""
     with tempfile.TemporaryDirectory(prefix="soak-", dir=workdir) as tmp:
-        return _run(stack, kind, load, seed_base, Path(tmp))
+        return _run(stack, kind, load, seed_base, Path(tmp), profile)
 
 
-def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path) -> Result:
+def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path,
+         profile: Path | None) -> Result:
     gap = [str(g) for g in load.gap]
     with Child("benchmarks.gateway_soak.upstream",
                ["--gap", *gap, "--think", str(load.think)], tmp / "upstream.log") as upstream:
@@ -127,6 +130,7 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path) ->
             gateway = Child("benchmarks.gateway_soak.gateway", [
                 "--stack", stack, "--kind", kind, "--upstream", f"127.0.0.1:{upstream.port}",
                 "--keepalive", str(load.keepalive),
+                *(["--profile", str(profile)] if profile else []),
             ], tmp / "gateway.log")
         try:
             port = upstream.port if gateway is None else gateway.port
@@ -149,6 +153,7 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path) ->
                 for i in range(load.procs)
             ]
             cpu0 = cpu_seconds(gateway.pid) if gateway else 0.0
+            upstream_cpu0 = cpu_seconds(upstream.pid)
             peak = idle
             while any(c.proc.poll() is None for c in clients):
                 if gateway is not None:
@@ -157,6 +162,7 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path) ->
             cpu = cpu_seconds(gateway.pid) - cpu0 if gateway else 0.0
             seconds = time.monotonic() - start_at
             stats = _stats(upstream.port)
+            upstream_cpu = cpu_seconds(upstream.pid) - upstream_cpu0
         finally:
             if gateway is not None:
                 gateway.stop()
@@ -179,5 +185,5 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path) ->
         stack=stack or "direct", kind=kind, load=load, seconds=seconds, events=events, cpu=cpu,
         idle_rss=idle, peak_rss=peak, latencies_ms=_percentiles(tally.latencies_us),
         tally=tally, hangup_close_ms=lags, not_closed=len(tally.hangups) - len(lags),
-        tracebacks=tracebacks, load1=load1,
+        tracebacks=tracebacks, load1=load1, upstream_cpu=upstream_cpu,
     )

@@ -1,21 +1,24 @@
 """The ASGI stack: uvicorn serving a plain ASGI app, an ``httpx.AsyncClient`` reading upstream.
 
-Two variants by :class:`~.gateway.Config`: uvicorn's pure-Python h11
-protocol on asyncio's loop, and its httptools protocol on uvloop (what
-``uvicorn[standard]`` picks). An ASGI app learns that its client left only
-from ``receive()`` returning ``http.disconnect``, so each request has a
-task waiting on it that cancels the handler, which closes its upstream
-response (httpx does not pool a connection closed mid-body). The client has
-no connection limit (httpx's default, 100, would queue the 101st stream).
+Variants by :class:`~.gateway.Stack`: uvicorn's pure-Python h11 protocol on
+asyncio's loop, or its httptools protocol on uvloop (what
+``uvicorn[standard]`` picks); the upstream client from ``httpx`` or from
+``httpx2`` (its successor, with the same API and a reworked connection pool).
+
+An ASGI app learns that its client left only from ``receive()`` returning
+``http.disconnect``, so each request has a task waiting on it that cancels
+the handler, which closes its upstream response (httpx does not pool a
+connection closed mid-body). The client has no connection limit (httpx's
+default, 100, would queue the 101st stream).
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import socket
 from typing import Any
 
-import httpx
 import uvicorn
 
 from benchmarks.gateway_soak.gateway import Config, Pump, keep_alive
@@ -32,7 +35,8 @@ class _App:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.client: httpx.AsyncClient | None = None
+        self.httpx: Any = importlib.import_module(config.stack.client)
+        self.client: Any = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -44,6 +48,7 @@ class _App:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                httpx = self.httpx
                 limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
                 timeout = httpx.Timeout(None, connect=10.0)
                 self.client = httpx.AsyncClient(limits=limits, timeout=timeout)
@@ -114,7 +119,7 @@ class _App:
                         out = pump.feed(data)
                         if out:
                             await write(out)
-                except httpx.TransportError:
+                except self.httpx.TransportError:
                     pass  # the upstream broke off: close() ends the client's stream with an error
                 last = pump.close()
             finally:
@@ -134,7 +139,7 @@ def serve(config: Config) -> None:
     sock.listen(4096)  # connections queue from now on; uvicorn accepts them once it runs
     announce(sock.getsockname()[1])
     uv = uvicorn.Config(
-        _App(config), loop="uvloop" if config.uvloop else "asyncio", http=config.parser,
+        _App(config), loop="uvloop" if config.uvloop else "asyncio", http=config.stack.parser,
         lifespan="on", access_log=False, log_level="warning", backlog=4096,
     )
     uvicorn.Server(uv).run(sockets=[sock])

@@ -6,7 +6,8 @@
 deltas as the request's ``max_tokens`` a random ``--gap`` apart (seeded by
 the request's seed, so a stream's pacing is the same through every gateway),
 then :func:`~.wire.tail_frames`;
-each event is one HTTP chunk, stamped right before it is written.
+each event is one HTTP chunk, stamped right before it is written (one timer
+writes every stream's due deltas: see :class:`_Pacer`).
 ``--think`` seconds of silence come before the first delta (a model thinking:
 what the gateway's keepalive is for). ``GET /stats`` answers, as JSON, the
 events written, the streams started and completed, and, for each stream
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import heapq
 import json
 import random
 import sys
@@ -63,11 +65,11 @@ class Upstream:
 class _Connection(asyncio.Protocol):
     """One gateway connection: requests in, one streamed answer at a time."""
 
-    def __init__(self, upstream: Upstream) -> None:
-        self.upstream = upstream
+    def __init__(self, upstream: Upstream, pacer: _Pacer) -> None:
+        self.upstream, self.pacer = upstream, pacer
         self.buffer = bytearray()
         self.transport: asyncio.Transport | None = None
-        self.streaming: asyncio.Task[None] | None = None
+        self.streaming: _Stream | None = None
         self.seed = -1
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -75,9 +77,8 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
-        if self.streaming is not None and not self.streaming.done():
+        if self.streaming is not None:  # its next step() finds the transport gone
             self.upstream.aborted[self.seed] = time.monotonic_ns() // 1000
-            self.streaming.cancel()
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
@@ -108,7 +109,13 @@ class _Connection(asyncio.Protocol):
         elif path == "/v1/messages":
             self.seed, deltas = wire.request_of(body)
             self.upstream.started += 1
-            self.streaming = asyncio.get_running_loop().create_task(self.stream(self.seed, deltas))
+            self.streaming = _Stream(self, self.seed, deltas)
+            self.transport.write(_HEAD)
+            self.chunk(wire.head_frames(self.seed))
+            self.upstream.events += 3
+            low, high = self.upstream.gap
+            due = asyncio.get_running_loop().time() + self.upstream.think
+            self.pacer.add(self.streaming, due + self.streaming.pace.uniform(low, high))
         else:
             self.transport.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
 
@@ -116,36 +123,82 @@ class _Connection(asyncio.Protocol):
         assert self.transport is not None
         self.transport.write(b"%x\r\n%s\r\n" % (len(data), data))
 
-    async def stream(self, seed: int, deltas: int) -> None:
-        upstream, transport = self.upstream, self.transport
-        assert transport is not None
-        transport.write(_HEAD)
-        self.chunk(wire.head_frames(seed))
-        upstream.events += 3
-        if upstream.think:
-            await asyncio.sleep(upstream.think)
-        pace = random.Random(seed)
-        low, high = upstream.gap
-        crc = 0
-        last = deltas - 1
-        for index in range(deltas):
-            await asyncio.sleep(pace.uniform(low, high))
-            text = wire.delta_text(seed, index, time.monotonic_ns() // 1000)
-            if index == last:
-                text = f"{text}#{zlib.crc32(text.encode(), crc):08x}"
-            else:
-                crc = zlib.crc32(text.encode(), crc)
-            self.chunk(wire.delta_frame(text))
-            upstream.events += 1
-        self.chunk(wire.tail_frames(deltas))
-        transport.write(b"0\r\n\r\n")
+
+class _Stream:
+    """One answer being streamed: what it has written so far, what comes next."""
+
+    __slots__ = ("connection", "crc", "deltas", "index", "pace", "seed")
+
+    def __init__(self, connection: _Connection, seed: int, deltas: int) -> None:
+        self.connection, self.seed, self.deltas = connection, seed, deltas
+        self.index = 0
+        self.crc = 0
+        self.pace = random.Random(seed)
+
+    def step(self, upstream: Upstream) -> bool:
+        """Write the next delta (and, after the last, the end); whether more are due."""
+        connection = self.connection
+        if connection.transport is None:
+            return False
+        index = self.index
+        text = wire.delta_text(self.seed, index, time.monotonic_ns() // 1000)
+        self.crc = zlib.crc32(text.encode(), self.crc)
+        if index == self.deltas - 1:
+            text = f"{text}#{self.crc:08x}"
+        connection.chunk(wire.delta_frame(text))
+        upstream.events += 1
+        self.index = index + 1
+        if self.index < self.deltas:
+            return True
+        connection.chunk(wire.tail_frames(self.deltas))
+        connection.transport.write(b"0\r\n\r\n")
+        connection.streaming = None
         upstream.events += 3
         upstream.completed += 1
+        return False
+
+
+class _Pacer:
+    """Every stream's next delta in one heap, written by one timer: a task and a sleep per
+    delta would cost the shared cores more than the writes themselves."""
+
+    def __init__(self, upstream: Upstream) -> None:
+        self.upstream = upstream
+        self.heap: list[tuple[float, int, _Stream]] = []
+        self.timer: asyncio.Handle | None = None
+        self.timer_due = 0.0  # (uvloop's handle for a time already past has no when())
+        self.count = 0
+
+    def add(self, stream: _Stream, due: float) -> None:
+        self.count += 1
+        heapq.heappush(self.heap, (due, self.count, stream))
+        if self.timer is None or due < self.timer_due:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = asyncio.get_running_loop().call_at(due, self._tick)
+            self.timer_due = due
+
+    def _tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        heap, upstream = self.heap, self.upstream
+        low, high = upstream.gap
+        now = loop.time() + 0.0005
+        while heap and heap[0][0] <= now:
+            due, count, stream = heapq.heappop(heap)
+            if stream.step(upstream):
+                heapq.heappush(heap, (due + stream.pace.uniform(low, high), count, stream))
+        self.timer = None
+        if heap:
+            self.timer_due = heap[0][0]
+            self.timer = loop.call_at(self.timer_due, self._tick)
 
 
 async def serve(upstream: Upstream, host: str, port: int) -> None:
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: _Connection(upstream), host, port, backlog=4096)
+    pacer = _Pacer(upstream)
+    server = await loop.create_server(
+        lambda: _Connection(upstream, pacer), host, port, backlog=4096
+    )
     announce(server.sockets[0].getsockname()[1])
     await asyncio.Event().wait()
 
