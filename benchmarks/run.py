@@ -45,6 +45,7 @@ MODULES: list[str] = [
     "benchmarks.bench_relay",
     "benchmarks.bench_memory",
     "benchmarks.bench_partial_json",
+    "benchmarks.bench_gateway",  # last: the soak alone takes about 40 minutes
 ]
 
 

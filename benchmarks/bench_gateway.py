@@ -1,0 +1,344 @@
+"""The gateway's HTTP stack, picked by measurement: a loopback soak of many concurrent streams.
+
+For each load (N concurrent clients, 300 paced text deltas per stream) and each
+HTTP stack, two gateways run in their own process in front of a fake Anthropic
+Messages upstream (its own process): a pass-through proxy (what the stack
+costs by itself) and a relay serving the upstream as Chat Completions through
+``Relay(MessagesLane(), to="chat")``. The clients (their own processes) check
+every stream's text and time every delta; a run straight to the upstream
+(``direct``) gives the latency the gateways add to. See
+:mod:`benchmarks.gateway_soak` for the pieces and ``docs/benchmarks.md`` for
+the method and the figures.
+
+    python -m benchmarks.bench_gateway [--quick] [--no-write] [--stacks A,B] [--rounds R]
+
+``--quick``: 20 clients, 60 deltas, every stack once, nothing written. The
+full run (N = 100 and 1,000) takes about 40 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import importlib.util
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import report
+from benchmarks.gateway_soak import relay_memory
+from benchmarks.gateway_soak.gateway import STACKS
+from benchmarks.gateway_soak.soak import Load, Result, run_one
+from benchmarks.lanes import TIMES
+
+__all__ = ["FULL", "QUICK", "RECOMMENDED", "available", "main", "recommend", "soak"]
+
+#: The loads of the full run: the same 2,000 upstream events per second in both,
+#: so that N alone changes (10x the streams, each 10x slower).
+FULL = (
+    Load(clients=100, gap=(0.025, 0.075), requests=2, ramp=2.0, hangup_every=50, hangup_at=150),
+    Load(clients=1000, gap=(0.25, 0.75), requests=1, ramp=5.0, hangup_every=50, hangup_at=150),
+)
+QUICK = (
+    Load(clients=20, deltas=60, gap=(0.01, 0.03), ramp=0.5, hangup_every=10, hangup_at=30),
+)
+#: The stack docs/gateways.md recommends (and the suite's small soak runs on).
+RECOMMENDED = "h11-uvloop"
+MEMORY_TARGET = 64 * 1024  # bytes per concurrent stream at N = 1,000
+CPU_TARGET = 1.5  # relay CPU per event over the pass-through's, same stack
+#: What choosing a stack means beyond its figures.
+COSTS = {
+    "aiohttp": "one dependency (aiohttp, with its C extensions) for server and client; "
+               "handler cancellation tells of a client that left",
+    "uvicorn": "uvicorn + httpx (httpcore, anyio): an ASGI app learns of a client that left "
+               "only from a task waiting on receive(); pure Python on asyncio",
+    "uvicorn-fast": "as uvicorn, with httptools and uvloop (uvicorn[standard])",
+    "uvicorn-httpx2": "as uvicorn-fast, with httpx2 (the successor httpx, reworked pool)",
+    "h11": "h11 only (pure Python, sans-IO like sse_engine); the gateway owns its "
+           "connection code (~300 lines: server and pooled client, backpressure, hang-ups)",
+    "h11-uvloop": "as h11, on uvloop (optional: falls back to asyncio's loop)",
+}
+
+
+def available(stack: str) -> bool:
+    """Whether every package ``stack`` imports is installed."""
+    return all(importlib.util.find_spec(name) is not None for name in STACKS[stack].packages)
+
+
+def _schedule(stacks: list[str], round_: int) -> list[tuple[str | None, str]]:
+    """One round's runs: direct, then each stack's two gateways back to back, the stacks
+    rotated and the kinds swapped from round to round."""
+    shift = round_ % len(stacks)
+    order = stacks[shift:] + stacks[:shift]
+    kinds = ("proxy", "relay") if round_ % 2 == 0 else ("relay", "proxy")
+    return [(None, "direct")] + [(stack, kind) for stack in order for kind in kinds]
+
+
+Key = tuple[str, str, int]  # stack, kind, clients
+
+
+def _cpu(results: list[Result]) -> float:
+    return min(r.cpu_per_1000 for r in results)  # best of the rounds, as the other benchmarks
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def recommend(by: dict[Key, list[Result]], stacks: list[str], clients: int) -> str | None:
+    """The stack with the cheapest relay at ``clients`` among those that lost nothing,
+    failed nothing, logged nothing and closed every hung-up upstream."""
+    def clean(stack: str) -> bool:
+        runs = [r for (s, _, _), rs in by.items() if s == stack for r in rs]
+        return bool(runs) and all(
+            r.failures == 0 and r.tracebacks == 0 and r.not_closed == 0 for r in runs
+        )
+    fit = [s for s in stacks if clean(s) and (s, "relay", clients) in by]
+    return min(fit, key=lambda s: _cpu(by[(s, "relay", clients)])) if fit else None
+
+
+def _row(key: Key, runs: list[Result], direct: list[Result], proxy: list[Result] | None,
+         ) -> list[str]:
+    stack, kind, _ = key
+    p50 = _median([r.latencies_ms[0] for r in runs if r.latencies_ms])
+    p99 = _median([r.latencies_ms[1] for r in runs if r.latencies_ms])
+    base = _median([r.latencies_ms[0] for r in direct if r.latencies_ms])
+    tally = [r.tally for r in runs]
+    closes = [ms for r in runs for ms in r.hangup_close_ms]
+    not_closed = sum(r.not_closed for r in runs)
+    close = f"{max(closes):,.0f}" if closes else "-"
+    if not_closed:
+        close += f" ({not_closed} not closed)"
+    gateway = stack != "direct"
+    return [
+        stack, kind,
+        f"{_cpu(runs) * 1000:.0f}" if gateway else "-",
+        f"{_cpu(runs) / _cpu(proxy):.2f}{TIMES}" if proxy else "",
+        f"{_median([r.cpu / r.seconds for r in runs]):.0%}" if gateway else "-",
+        f"{_median([r.bytes_per_stream for r in runs]) / 1024:.1f}" if gateway else "-",
+        f"{p50:.1f} / {p99:.0f}",
+        f"{p50 - base:+.1f}" if gateway else "",
+        f"{sum(t.ok for t in tally):,} / {sum(t.streams for t in tally):,}",
+        str(sum(sum(t.errors.values()) for t in tally)),
+        str(sum(t.bad_text for t in tally)),
+        close,
+        str(sum(r.tracebacks for r in runs)) if gateway else "-",
+    ]
+
+
+_HEADER = ["Stack", "Kind", "CPU ms / 1,000 events", "relay ÷ proxy", "gateway busy",
+           "KB / stream", "latency p50 / p99 ms", "added p50 ms", "streams ok", "errors",
+           "lost / altered", "hang-up → upstream closed, max ms", "tracebacks"]
+
+
+def section(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, ...],
+            rounds: int, minutes: float, relay_bytes: dict[int, float]) -> tuple[str, bool]:
+    """The markdown section and whether the recommended stack met every target."""
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    loads1 = [r.load1 for rs in by.values() for r in rs]
+    lines = [
+        "## Gateway HTTP stack: a loopback soak",
+        "",
+        f"Measured {now}, sse_engine {report.git_revision()}, {rounds} round(s), "
+        f"{minutes:.0f} min; {os.cpu_count() or 1} CPU(s) shared with other work: 1-minute "
+        f"load average {min(loads1):.1f} to {max(loads1):.1f} when the runs started.",
+        "",
+        "Every process is its own: the fake upstream (an Anthropic Messages stream, each"
+        " delta one HTTP chunk stamped with the time it was written), the gateway, and the"
+        " clients (asyncio, one keep-alive connection each, their own HTTP/1.1 reader,"
+        " sse_engine's SSE parser). Two gateways per stack: **proxy** forwards the bytes"
+        " unchanged (what the stack costs alone); **relay** serves the Messages upstream as"
+        " Chat Completions through `Relay(MessagesLane(), to=\"chat\")`, a keepalive timer"
+        " per stream. Both close the upstream when a client hangs up: one stream in 50"
+        " hangs up after delta 150, and the upstream notes when it saw its connection"
+        " close. **direct** is the clients reading the upstream themselves: the latency"
+        " baseline. Each stream's text must arrive whole and unaltered (every delta"
+        " carries its index; the words follow from the request's seed; the last delta"
+        " carries the CRC-32 of all the text).",
+        "",
+        "Measured on the gateway process (`/proc`): CPU seconds over the load, per 1,000"
+        " events the upstream wrote (best of the rounds); **gateway busy** is that CPU over"
+        " the wall time; **KB / stream** is the peak RSS during the load minus the idle"
+        " RSS after a warm-up, over N (1 KB = 1,024 bytes); latency is from the upstream's"
+        " write of a delta to the client's read of it. Rows of one N ran one after"
+        " another, the stacks in turn (rotated each round), each stack's two gateways"
+        " back to back.",
+        "",
+    ]
+    for load in loads:
+        n = load.clients
+        rate = n / (sum(load.gap) / 2)
+        lines += [
+            f"### N = {n:,} concurrent streams",
+            "",
+            f"{load.deltas} deltas per stream, {load.gap[0] * 1000:.0f}-{load.gap[1] * 1000:.0f}"
+            f" ms apart (about {rate:,.0f} upstream events per second in all),"
+            f" {load.requests} stream(s) per client one after another, the clients starting"
+            f" over {load.ramp:g} s.",
+            "",
+        ]
+        rows = []
+        direct = by.get(("direct", "direct", n), [])
+        if direct:
+            rows.append(_row(("direct", "direct", n), direct, direct, None))
+        for stack in stacks:
+            proxy = by.get((stack, "proxy", n))
+            for kind in ("proxy", "relay"):
+                runs = by.get((stack, kind, n))
+                if runs:
+                    rows.append(_row((stack, kind, n), runs, direct,
+                                     proxy if kind == "relay" else None))
+        lines += [report.markdown_table(_HEADER, rows, "llrrrrrrrrrrr"), ""]
+        cpu = [r.tally.cpu / max(1, r.events) * 1e6 for rs in by.values() for r in rs
+               if r.load.clients == n]
+        up = [r.upstream_cpu / max(1, r.events) * 1e6 for rs in by.values() for r in rs
+              if r.load.clients == n]
+        lines += [f"The clients used {_median(cpu):.0f} µs of CPU per event, the upstream"
+                  f" {_median(up):.0f} µs (medians over the runs), on the same cores.", ""]
+    lines += _relay_share(by, stacks, loads, relay_bytes)
+    return _verdict(lines, by, stacks, loads)
+
+
+def _relay_share(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, ...],
+                 relay_bytes: dict[int, float]) -> list[str]:
+    deltas = max(relay_bytes)
+    end = relay_bytes[deltas]
+    per_delta = (end - relay_bytes[0]) / deltas
+    n = max(load.clients for load in loads)
+    rows = []
+    for stack in stacks:
+        relay, proxy = by.get((stack, "relay", n)), by.get((stack, "proxy", n))
+        if relay and proxy:
+            gw = _median([r.bytes_per_stream for r in relay])
+            rows.append([stack, f"{_median([r.bytes_per_stream for r in proxy]) / 1024:.1f}",
+                         f"{gw / 1024:.1f}", f"{(gw - end) / 1024:.1f}"])
+    return [
+        "### The Relay's own memory",
+        "",
+        "`tracemalloc`, in one process, the upstream's stream fed to 50 relays: a relay"
+        f" holds {relay_bytes[0] / 1024:.1f} KB once the head is read and"
+        f" {per_delta:.0f} bytes more per delta relayed (the decoded text of each delta,"
+        " kept by the stream's turn, which the lane's snapshot and the Chat emitter list"
+        f" too), {end / 1024:.1f} KB after {deltas} deltas. That share grows with the"
+        " stream; the rest is the stack's. At the largest N (KB per stream):",
+        "",
+        report.markdown_table(["Stack", "proxy", "relay", "relay less the Relay's own"],
+                              rows, "lrrr"),
+        "",
+    ]
+
+
+def _verdict(lines: list[str], by: dict[Key, list[Result]], stacks: list[str],
+             loads: tuple[Load, ...]) -> tuple[str, bool]:
+    n_max = max(load.clients for load in loads)
+    best = recommend(by, stacks, n_max)
+    lines += ["### Targets and the choice", ""]
+    if best is None:
+        lines += ["No stack ran clean (errors, lost text, tracebacks or unclosed upstreams).", ""]
+        return "\n".join(lines), False
+    relay = by[(best, "relay", n_max)]
+    memory = _median([r.bytes_per_stream for r in relay])
+    ratios = {load.clients: _cpu(by[(best, "relay", load.clients)])
+              / _cpu(by[(best, "proxy", load.clients)]) for load in loads
+              if (best, "proxy", load.clients) in by and (best, "relay", load.clients) in by}
+    lost = sum(r.tally.bad_text for rs in by.values() for r in rs)
+    targets: list[report.Target] = [
+        (f"{best}: memory ≤ 64 KB per concurrent stream at N = {n_max:,} (relay)",
+         memory <= MEMORY_TARGET, f"{memory / 1024:.1f} KB"),
+        (f"{best}: relay CPU per event ≤ {CPU_TARGET:g}{TIMES} the pass-through's",
+         all(v <= CPU_TARGET for v in ratios.values()),
+         ", ".join(f"N = {n:,}: {v:.2f}{TIMES}" for n, v in ratios.items())),
+        ("0 lost or altered text, every stack and run", lost == 0, f"{lost} streams"),
+    ]
+    others = sorted((s for s in stacks if s != best and (s, "relay", n_max) in by),
+                    key=lambda s: _cpu(by[(s, "relay", n_max)]))
+    cheapest = _cpu(relay)
+    lines += [
+        *report.target_lines(targets),
+        "",
+        f"By the rule (the cheapest relay CPU per event at N = {n_max:,} among the stacks"
+        " with no error, no lost text, no traceback and every hung-up upstream closed),"
+        f" the gateway's stack is **{best}**: {cheapest * 1000:.0f} ms of CPU per 1,000"
+        f" relayed events; the others take "
+        + ", ".join(f"{s} {_cpu(by[(s, 'relay', n_max)]) / cheapest:.1f}{TIMES}" for s in others)
+        + f" as much. What it means: {COSTS.get(best, '')}.",
+        "",
+    ]
+    return "\n".join(lines), all(ok for _, ok, _ in targets)
+
+
+def run(stacks: list[str], loads: tuple[Load, ...], rounds: int,
+        log: Callable[[str], None] = print) -> tuple[dict[Key, list[Result]], float]:
+    """Every load, every round, every (stack, kind); the results by key, and the minutes."""
+    by: dict[Key, list[Result]] = defaultdict(list)
+    started = time.monotonic()
+    count = 0
+    for load in loads:
+        for round_ in range(rounds):
+            for stack, kind in _schedule(stacks, round_):
+                count += 1
+                result = run_one(stack, kind, load, seed_base=count * 10_000)
+                by[(result.stack, kind, load.clients)].append(result)
+                t = result.tally
+                lat = result.latencies_ms or (float("nan"), float("nan"))
+                log(f"  N={load.clients:<5} {result.stack:<15} {kind:<6} "
+                    f"cpu {result.cpu_per_1000 * 1000:6.1f} ms/1k  "
+                    f"mem {result.bytes_per_stream / 1024:6.1f} KB  "
+                    f"lat {lat[0]:7.1f}/{lat[1]:7.0f} ms  ok {t.ok}/{t.streams}  "
+                    f"err {sum(t.errors.values())} bad {t.bad_text} tb {result.tracebacks} "
+                    f"load {result.load1:.1f}" + (f"  {t.examples[:2]}" if t.examples else ""))
+    return by, (time.monotonic() - started) / 60
+
+
+def main(write: bool = True, quick: bool = False) -> int:
+    """Run the soak on every installed stack, print the section, write it if ``write``."""
+    return soak(write, quick)
+
+
+def soak(write: bool = True, quick: bool = False, stacks: list[str] | None = None,
+         rounds: int | None = None) -> int:
+    """Run the soak on ``stacks`` (default: every installed one); 1 if a target was missed."""
+    if not sys.platform.startswith("linux"):
+        print("the gateway soak reads /proc: Linux only, skipped")
+        return 0
+    chosen = [s for s in (stacks or list(STACKS)) if available(s)]
+    missing = sorted(set(stacks or STACKS) - set(chosen))
+    print(f"gateway soak ({'quick' if quick else 'full'}): {', '.join(chosen)}"
+          + (f"; not installed: {', '.join(missing)}" if missing else ""))
+    loads = QUICK if quick else FULL
+    by, minutes = run(chosen, loads, rounds or 1)
+    relay_bytes = {k: relay_memory.retained(k, loads[-1].deltas)
+                   for k in (0, loads[-1].deltas // 2, loads[-1].deltas)}
+    text, ok = section(by, chosen, loads, rounds or 1, minutes, relay_bytes)
+    print()
+    print(text)
+    if write:
+        path = report.update_section("gateway", text)
+        print(f"wrote {path.relative_to(report.REPO_ROOT)}")
+    return 0 if ok else 1
+
+
+def _cli(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="20 clients, 60 deltas; writes nothing")
+    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    ap.add_argument("--stacks", help=f"comma-separated, of: {', '.join(STACKS)}")
+    ap.add_argument("--rounds", type=int, default=1)
+    args = ap.parse_args(argv)
+    stacks = args.stacks.split(",") if args.stacks else None
+    for stack in stacks or ():
+        if stack not in STACKS:
+            ap.error(f"unknown stack {stack!r}")
+    return soak(write=not args.no_write and not args.quick, quick=args.quick, stacks=stacks,
+                rounds=args.rounds)
+
+
+if __name__ == "__main__":
+    sys.exit(_cli())
