@@ -11,6 +11,7 @@ every stream's text and time every delta; a run straight to the upstream
 the method and the figures.
 
     python -m benchmarks.bench_gateway [--quick] [--no-write] [--stacks A,B] [--rounds R]
+                                       [--save FILE | --load FILE]
 
 ``--quick``: 20 clients, 60 deltas, every stack once, nothing written. The
 full run (N = 100 and 1,000) takes about 40 minutes.
@@ -22,6 +23,7 @@ import argparse
 import datetime as _dt
 import importlib.util
 import os
+import pickle
 import statistics
 import sys
 import time
@@ -266,9 +268,11 @@ def _verdict(lines: list[str], by: dict[Key, list[Result]], stacks: list[str],
         f"By the rule (the cheapest relay CPU per event at N = {n_max:,} among the stacks"
         " with no error, no lost text, no traceback and every hung-up upstream closed),"
         f" the gateway's stack is **{best}**: {cheapest * 1000:.0f} ms of CPU per 1,000"
-        f" relayed events; the others take "
-        + ", ".join(f"{s} {_cpu(by[(s, 'relay', n_max)]) / cheapest:.1f}{TIMES}" for s in others)
-        + f" as much. What it means: {COSTS.get(best, '')}.",
+        " relayed events"
+        + ("; the others take " + ", ".join(
+            f"{s} {_cpu(by[(s, 'relay', n_max)]) / cheapest:.1f}{TIMES}" for s in others
+        ) + " as much" if others else "")
+        + f". What it means: {COSTS.get(best, '')}.",
         "",
     ]
     return "\n".join(lines), all(ok for _, ok, _ in targets)
@@ -303,20 +307,32 @@ def main(write: bool = True, quick: bool = False) -> int:
 
 
 def soak(write: bool = True, quick: bool = False, stacks: list[str] | None = None,
-         rounds: int | None = None) -> int:
-    """Run the soak on ``stacks`` (default: every installed one); 1 if a target was missed."""
+         rounds: int | None = None, save: Path | None = None, load: Path | None = None) -> int:
+    """Run the soak on ``stacks`` (default: every installed one); 1 if a target was missed.
+
+    ``save``: pickle the results there; ``load``: write the section from results
+    saved before instead of running.
+    """
     if not sys.platform.startswith("linux"):
         print("the gateway soak reads /proc: Linux only, skipped")
         return 0
-    chosen = [s for s in (stacks or list(STACKS)) if available(s)]
-    missing = sorted(set(stacks or STACKS) - set(chosen))
-    print(f"gateway soak ({'quick' if quick else 'full'}): {', '.join(chosen)}"
-          + (f"; not installed: {', '.join(missing)}" if missing else ""))
-    loads = QUICK if quick else FULL
-    by, minutes = run(chosen, loads, rounds or 1)
+    if load is not None:
+        with open(load, "rb") as fh:
+            by, chosen, loads, rounds, minutes = pickle.load(fh)  # our own file
+    else:
+        chosen = [s for s in (stacks or list(STACKS)) if available(s)]
+        missing = sorted(set(stacks or STACKS) - set(chosen))
+        print(f"gateway soak ({'quick' if quick else 'full'}): {', '.join(chosen)}"
+              + (f"; not installed: {', '.join(missing)}" if missing else ""))
+        loads = QUICK if quick else FULL
+        rounds = rounds or 1
+        by, minutes = run(chosen, loads, rounds)
+        if save is not None:
+            with open(save, "wb") as fh:
+                pickle.dump((dict(by), chosen, loads, rounds, minutes), fh)
     relay_bytes = {k: relay_memory.retained(k, loads[-1].deltas)
                    for k in (0, loads[-1].deltas // 2, loads[-1].deltas)}
-    text, ok = section(by, chosen, loads, rounds or 1, minutes, relay_bytes)
+    text, ok = section(by, chosen, loads, rounds, minutes, relay_bytes)
     print()
     print(text)
     if write:
@@ -331,13 +347,16 @@ def _cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument("--stacks", help=f"comma-separated, of: {', '.join(STACKS)}")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--save", type=Path, metavar="FILE", help="pickle the results into FILE")
+    ap.add_argument("--load", type=Path, metavar="FILE",
+                    help="write the section from results --save'd before, without running")
     args = ap.parse_args(argv)
     stacks = args.stacks.split(",") if args.stacks else None
     for stack in stacks or ():
         if stack not in STACKS:
             ap.error(f"unknown stack {stack!r}")
     return soak(write=not args.no_write and not args.quick, quick=args.quick, stacks=stacks,
-                rounds=args.rounds)
+                rounds=args.rounds, save=args.save, load=args.load)
 
 
 if __name__ == "__main__":
