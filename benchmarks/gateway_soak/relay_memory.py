@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
-import zlib
 
 from benchmarks.gateway_soak import wire
 from sse_engine import MessagesLane
@@ -22,14 +21,10 @@ __all__ = ["retained", "upstream_reads"]
 
 def upstream_reads(seed: int, deltas: int) -> list[bytes]:
     """The soak upstream's stream for ``seed``, one read per event (the head in one)."""
-    reads = [wire.head_frames(seed)]
-    crc = 0
-    for index in range(deltas):
-        text = wire.delta_text(seed, index, 1_700_000_000_000_000 + index * 20_000)
-        crc = zlib.crc32(text.encode(), crc)
-        reads.append(wire.delta_frame(f"{text}#{crc:08x}" if index == deltas - 1 else text))
-    reads.append(wire.tail_frames(deltas))
-    return reads
+    texts = wire.Texts(seed, deltas)
+    stamps = range(1_700_000_000_000_000, 1_800_000_000_000_000, 20_000)
+    return [wire.head_frames(seed), *(wire.delta_frame(texts.next(t)) for t in stamps[:deltas]),
+            wire.tail_frames(deltas)]
 
 
 def retained(fed: int, deltas: int = 300, streams: int = 50) -> float:

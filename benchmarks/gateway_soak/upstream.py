@@ -27,7 +27,6 @@ import json
 import random
 import sys
 import time
-import zlib
 from typing import cast
 
 from benchmarks.gateway_soak import wire
@@ -125,32 +124,25 @@ class _Connection(asyncio.Protocol):
 
 
 class _Stream:
-    """One answer being streamed: what it has written so far, what comes next."""
+    """One answer being streamed: its texts, its pacing."""
 
-    __slots__ = ("connection", "crc", "deltas", "index", "pace", "seed")
+    __slots__ = ("connection", "pace", "texts")
 
     def __init__(self, connection: _Connection, seed: int, deltas: int) -> None:
-        self.connection, self.seed, self.deltas = connection, seed, deltas
-        self.index = 0
-        self.crc = 0
+        self.connection = connection
+        self.texts = wire.Texts(seed, deltas)
         self.pace = random.Random(seed)
 
     def step(self, upstream: Upstream) -> bool:
         """Write the next delta (and, after the last, the end); whether more are due."""
-        connection = self.connection
+        connection, texts = self.connection, self.texts
         if connection.transport is None:
             return False
-        index = self.index
-        text = wire.delta_text(self.seed, index, time.monotonic_ns() // 1000)
-        self.crc = zlib.crc32(text.encode(), self.crc)
-        if index == self.deltas - 1:
-            text = f"{text}#{self.crc:08x}"
-        connection.chunk(wire.delta_frame(text))
+        connection.chunk(wire.delta_frame(texts.next(time.monotonic_ns() // 1000)))
         upstream.events += 1
-        self.index = index + 1
-        if self.index < self.deltas:
+        if not texts.done:
             return True
-        connection.chunk(wire.tail_frames(self.deltas))
+        connection.chunk(wire.tail_frames(texts.deltas))
         connection.transport.write(b"0\r\n\r\n")
         connection.streaming = None
         upstream.events += 3

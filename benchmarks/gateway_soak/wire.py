@@ -20,6 +20,7 @@ from typing import Any
 __all__ = [
     "AROUND",
     "MODEL",
+    "Texts",
     "chat_request",
     "chat_to_messages",
     "delta_frame",
@@ -52,10 +53,31 @@ def filler(seed: int, index: int) -> str:
     return "".join(_WORDS[(h >> (3 + 5 * k)) % n] for k in range(1 + h % 3))
 
 
-def delta_text(seed: int, index: int, t_us: int, crc: int | None = None) -> str:
-    """Delta ``index``'s text; ``crc`` (of all the text before it) marks the last delta."""
-    text = f"«{index}:{t_us}»{filler(seed, index)}"
-    return text if crc is None else f"{text}#{crc:08x}"
+def delta_text(seed: int, index: int, t_us: int) -> str:
+    """Delta ``index``'s text, stamped ``t_us`` (without the CRC the last one adds)."""
+    return f"«{index}:{t_us}»{filler(seed, index)}"
+
+
+class Texts:
+    """One stream's text deltas as the upstream writes them, one :meth:`next` per delta."""
+
+    __slots__ = ("crc", "deltas", "index", "seed")
+
+    def __init__(self, seed: int, deltas: int) -> None:
+        self.seed, self.deltas = seed, deltas
+        self.index = 0
+        self.crc = 0
+
+    def next(self, t_us: int) -> str:
+        """The next delta's text, stamped ``t_us``; the last one ends with the CRC."""
+        text = delta_text(self.seed, self.index, t_us)
+        self.crc = zlib.crc32(text.encode(), self.crc)
+        self.index += 1
+        return f"{text}#{self.crc:08x}" if self.index == self.deltas else text
+
+    @property
+    def done(self) -> bool:
+        return self.index >= self.deltas
 
 
 def scan_marks(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
