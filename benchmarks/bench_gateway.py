@@ -31,6 +31,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+import attrs
+
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -141,7 +143,7 @@ _HEADER = ["Stack", "Kind", "CPU ms / 1,000 events", "relay ÷ proxy", "gateway 
 
 
 def section(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, ...],
-            rounds: int, minutes: float, relay_bytes: dict[int, float]) -> tuple[str, bool]:
+            rounds: int, minutes: float, memory: RelayMemory) -> tuple[str, bool]:
     """The markdown section and whether the recommended stack met every target."""
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     loads1 = [r.load1 for rs in by.values() for r in rs]
@@ -204,35 +206,69 @@ def section(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, .
               if r.load.clients == n]
         lines += [f"The clients used {_median(cpu):.0f} µs of CPU per event, the upstream"
                   f" {_median(up):.0f} µs (medians over the runs), on the same cores.", ""]
-    lines += _relay_share(by, stacks, loads, relay_bytes)
+    lines += _relay_share(by, stacks, loads, memory)
     return _verdict(lines, by, stacks, loads)
 
 
+@attrs.frozen
+class RelayMemory:
+    """The Relay's own memory, measured without HTTP (:mod:`.gateway_soak.relay_memory`)."""
+
+    deltas: int
+    streams: int
+    retained: dict[int, float]  # deltas fed -> tracemalloc bytes per relay
+    resident: dict[int, float]  # deltas fed -> RSS bytes per relay, ``streams`` at once
+    lingering: tuple[int, int]  # objects, bytes a finished relay leaves to gc.collect()
+
+    @classmethod
+    def measure(cls, deltas: int, streams: int) -> RelayMemory:
+        return cls(
+            deltas, streams,
+            {k: relay_memory.retained(k, deltas) for k in (0, deltas // 2, deltas)},
+            {k: relay_memory.resident(streams, k, deltas) for k in (0, deltas)},
+            relay_memory.lingering(deltas),
+        )
+
+
 def _relay_share(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, ...],
-                 relay_bytes: dict[int, float]) -> list[str]:
-    deltas = max(relay_bytes)
-    end = relay_bytes[deltas]
-    per_delta = (end - relay_bytes[0]) / deltas
-    n = max(load.clients for load in loads)
+                 memory: RelayMemory) -> list[str]:
+    deltas, n = memory.deltas, memory.streams
+    head, end = memory.retained[0], memory.retained[deltas]
+    own = memory.resident[deltas]
     rows = []
     for stack in stacks:
         relay, proxy = by.get((stack, "relay", n)), by.get((stack, "proxy", n))
         if relay and proxy:
             gw = _median([r.bytes_per_stream for r in relay])
             rows.append([stack, f"{_median([r.bytes_per_stream for r in proxy]) / 1024:.1f}",
-                         f"{gw / 1024:.1f}", f"{(gw - end) / 1024:.1f}"])
+                         f"{gw / 1024:.1f}", f"{(gw - own) / 1024:.1f}"])
+    objects, freed = memory.lingering
+    several = [load.clients for load in loads if load.requests > 1]
     return [
         "### The Relay's own memory",
         "",
-        "`tracemalloc`, in one process, the upstream's stream fed to 50 relays: a relay"
-        f" holds {relay_bytes[0] / 1024:.1f} KB once the head is read and"
-        f" {per_delta:.0f} bytes more per delta relayed (the decoded text of each delta,"
-        " kept by the stream's turn, which the lane's snapshot and the Chat emitter list"
-        f" too), {end / 1024:.1f} KB after {deltas} deltas. That share grows with the"
-        " stream; the rest is the stack's. At the largest N (KB per stream):",
+        f"Measured without HTTP, the upstream's stream fed to relays in one process. By"
+        f" `tracemalloc`, a relay holds {head / 1024:.1f} KB once the head is read and"
+        f" {(end - head) / deltas:.0f} bytes more per delta relayed (each delta's decoded"
+        " text, kept in the stream's turn, which the lane's snapshot and the Chat"
+        f" emitter list too): {end / 1024:.1f} KB after {deltas} deltas. In RSS, a fresh"
+        f" process holding {n:,} relays fed round-robin grows by"
+        f" {memory.resident[0] / 1024:.1f} KB per relay after the head and"
+        f" {own / 1024:.1f} KB after {deltas} deltas. That share grows with the stream,"
+        " whatever the stack; the rest is the stack's (and the relay gateway's own"
+        f" objects). At N = {n:,}, KB per stream:",
         "",
-        report.markdown_table(["Stack", "proxy", "relay", "relay less the Relay's own"],
+        report.markdown_table(["Stack", "proxy", "relay", "relay less the Relay's RSS"],
                               rows, "lrrr"),
+        "",
+        f"A finished relay, once dropped, leaves {objects} objects in reference cycles"
+        f" holding {freed / 1024:.0f} KB (its {deltas} deltas' text among them) until"
+        " `gc.collect()` finds them, and a long stream's objects are in the collector's"
+        " oldest generation, which it visits rarely."
+        + (" Where clients make several streams one after another (N = "
+           + ", ".join(f"{c:,}" for c in several)
+           + " here), the peak counts finished streams not yet collected too."
+           if several else ""),
         "",
     ]
 
@@ -330,9 +366,8 @@ def soak(write: bool = True, quick: bool = False, stacks: list[str] | None = Non
         if save is not None:
             with open(save, "wb") as fh:
                 pickle.dump((dict(by), chosen, loads, rounds, minutes), fh)
-    relay_bytes = {k: relay_memory.retained(k, loads[-1].deltas)
-                   for k in (0, loads[-1].deltas // 2, loads[-1].deltas)}
-    text, ok = section(by, chosen, loads, rounds, minutes, relay_bytes)
+    memory = RelayMemory.measure(loads[-1].deltas, loads[-1].clients)
+    text, ok = section(by, chosen, loads, rounds, minutes, memory)
     print()
     print(text)
     if write:
