@@ -24,6 +24,7 @@ import datetime as _dt
 import importlib.util
 import os
 import pickle
+import signal
 import statistics
 import sys
 import time
@@ -50,6 +51,8 @@ FULL = (
     Load(clients=100, gap=(0.025, 0.075), requests=2, ramp=2.0, hangup_every=50, hangup_at=150),
     Load(clients=1000, gap=(0.25, 0.75), requests=1, ramp=5.0, hangup_every=50, hangup_at=150),
 )
+#: Rounds of each full load (the N = 1,000 runs take ~150 s each).
+FULL_ROUNDS = {100: 2, 1000: 1}
 QUICK = (
     Load(clients=20, deltas=60, gap=(0.01, 0.03), ramp=0.5, hangup_every=10, hangup_at=30),
 )
@@ -143,15 +146,18 @@ _HEADER = ["Stack", "Kind", "CPU ms / 1,000 events", "relay ÷ proxy", "gateway 
 
 
 def section(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, ...],
-            rounds: int, minutes: float, memory: RelayMemory) -> tuple[str, bool]:
+            rounds: dict[int, int], minutes: float, memory: RelayMemory) -> tuple[str, bool]:
     """The markdown section and whether the recommended stack met every target."""
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     loads1 = [r.load1 for rs in by.values() for r in rs]
     lines = [
         "## Gateway HTTP stack: a loopback soak",
         "",
-        f"Measured {now}, sse_engine {report.git_revision()}, {rounds} round(s), "
-        f"{minutes:.0f} min; {os.cpu_count() or 1} CPU(s) shared with other work: 1-minute "
+        f"Measured {now}, sse_engine {report.git_revision()}, "
+        + ", ".join(f"{rounds.get(load.clients, 1)} round(s) at N = {load.clients:,}"
+                    for load in loads)
+        + f", {minutes:.0f} min;"
+        f" {os.cpu_count() or 1} CPU(s) shared with other work: 1-minute "
         f"load average {min(loads1):.1f} to {max(loads1):.1f} when the runs started.",
         "",
         "Every process is its own: the fake upstream (an Anthropic Messages stream, each"
@@ -314,14 +320,15 @@ def _verdict(lines: list[str], by: dict[Key, list[Result]], stacks: list[str],
     return "\n".join(lines), all(ok for _, ok, _ in targets)
 
 
-def run(stacks: list[str], loads: tuple[Load, ...], rounds: int,
+def run(stacks: list[str], loads: tuple[Load, ...], rounds: dict[int, int],
         log: Callable[[str], None] = print) -> tuple[dict[Key, list[Result]], float]:
-    """Every load, every round, every (stack, kind); the results by key, and the minutes."""
+    """Every load, its rounds (by N), every (stack, kind); the results by key, and the
+    minutes it took."""
     by: dict[Key, list[Result]] = defaultdict(list)
     started = time.monotonic()
     count = 0
     for load in loads:
-        for round_ in range(rounds):
+        for round_ in range(rounds.get(load.clients, 1)):
             for stack, kind in _schedule(stacks, round_):
                 count += 1
                 result = run_one(stack, kind, load, seed_base=count * 10_000)
@@ -334,6 +341,8 @@ def run(stacks: list[str], loads: tuple[Load, ...], rounds: int,
                     f"lat {lat[0]:7.1f}/{lat[1]:7.0f} ms  ok {t.ok}/{t.streams}  "
                     f"err {sum(t.errors.values())} bad {t.bad_text} tb {result.tracebacks} "
                     f"load {result.load1:.1f}" + (f"  {t.examples[:2]}" if t.examples else ""))
+                if result.log_excerpt:
+                    log(result.log_excerpt)
     return by, (time.monotonic() - started) / 60
 
 
@@ -354,20 +363,21 @@ def soak(write: bool = True, quick: bool = False, stacks: list[str] | None = Non
         return 0
     if load is not None:
         with open(load, "rb") as fh:
-            by, chosen, loads, rounds, minutes = pickle.load(fh)  # our own file
+            by, chosen, loads, per_load, minutes = pickle.load(fh)  # our own file
     else:
         chosen = [s for s in (stacks or list(STACKS)) if available(s)]
         missing = sorted(set(stacks or STACKS) - set(chosen))
         print(f"gateway soak ({'quick' if quick else 'full'}): {', '.join(chosen)}"
               + (f"; not installed: {', '.join(missing)}" if missing else ""))
         loads = QUICK if quick else FULL
-        rounds = rounds or 1
-        by, minutes = run(chosen, loads, rounds)
+        per_load = {load.clients: rounds for load in loads} if rounds else (
+            {} if quick else FULL_ROUNDS)
+        by, minutes = run(chosen, loads, per_load)
         if save is not None:
             with open(save, "wb") as fh:
-                pickle.dump((dict(by), chosen, loads, rounds, minutes), fh)
+                pickle.dump((dict(by), chosen, loads, per_load, minutes), fh)
     memory = RelayMemory.measure(loads[-1].deltas, loads[-1].clients)
-    text, ok = section(by, chosen, loads, rounds, minutes, memory)
+    text, ok = section(by, chosen, loads, per_load, minutes, memory)
     print()
     print(text)
     if write:
@@ -381,11 +391,14 @@ def _cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="20 clients, 60 deltas; writes nothing")
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument("--stacks", help=f"comma-separated, of: {', '.join(STACKS)}")
-    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--rounds", type=int, help="rounds of every load (default: 2 at N = 100, "
+                    "1 at N = 1,000; 1 with --quick)")
     ap.add_argument("--save", type=Path, metavar="FILE", help="pickle the results into FILE")
     ap.add_argument("--load", type=Path, metavar="FILE",
                     help="write the section from results --save'd before, without running")
     args = ap.parse_args(argv)
+    # Stopped with SIGTERM: unwind, so that every process the soak started is stopped too.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     stacks = args.stacks.split(",") if args.stacks else None
     for stack in stacks or ():
         if stack not in STACKS:

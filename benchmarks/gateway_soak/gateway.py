@@ -13,8 +13,10 @@ Two kinds, the same on every stack:
   written at once, a keepalive comment after ``--keepalive`` quiet seconds.
 
 On both, a client that hangs up closes its upstream at once, and nothing is
-logged for it. The stacks' own code is in ``stack_*.py``; what is the same
-on every stack (the per-request :class:`Pump`, the keepalive timer) is here.
+logged for it; an upstream that cannot be reached (or answers nothing) is a
+502 (the relay's: in the client API's error envelope), not a traceback. The
+stacks' own code is in ``stack_*.py``; what is the same on every stack (the
+per-request :class:`Pump`, the keepalive timer) is here.
 Prints ``READY <port>`` once it listens.
 """
 
@@ -127,6 +129,19 @@ class Pump:
     def close(self) -> bytes:
         """The upstream's body ended or broke off: the last bytes for the client."""
         return b"" if self.relay is None else self.relay.close()
+
+    def failure(self) -> tuple[int, str, bytes]:
+        """The upstream could not be reached or answered nothing: the client's status,
+        content type and body (the relay's: the client API's own error)."""
+        if self.relay is not None:
+            self.relay.start(502, [])
+            self.relay.close()
+            answer = self.relay.error_response()
+            if answer is not None:
+                status, headers, body = answer
+                kinds = [value for name, value in headers if name.lower() == "content-type"]
+                return status, kinds[0] if kinds else "application/json", body
+        return 502, "text/plain", b"the upstream did not answer"
 
     def quiet(self, every: float) -> float:
         """Seconds until a keepalive is due (0 or less: due now); only a relay sends them."""

@@ -69,6 +69,7 @@ class Result:
     tracebacks: int
     load1: float
     upstream_cpu: float
+    log_excerpt: str = ""  # the end of the gateway's stderr, when it logged a traceback
 
     @property
     def cpu_per_1000(self) -> float:
@@ -174,7 +175,8 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path,
                 raise RuntimeError(f"load generator {i} failed: {c.log.read_text()[-2000:]}")
             part = json.loads((tmp / f"clients{i}.json").read_text())
             tally.merge(loadgen.Tally(**part))
-    tracebacks = gateway.log.read_text(errors="replace").count("Traceback") if gateway else 0
+    log = gateway.log.read_text(errors="replace") if gateway else ""
+    tracebacks = log.count("Traceback")
     aborted = stats["aborted"]
     assert isinstance(aborted, dict)
     lags = tuple(sorted((aborted[seed] - left) / 1000 for seed, left in tally.hangups.items()
@@ -186,4 +188,5 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path,
         idle_rss=idle, peak_rss=peak, latencies_ms=_percentiles(tally.latencies_us),
         tally=tally, hangup_close_ms=lags, not_closed=len(tally.hangups) - len(lags),
         tracebacks=tracebacks, load1=load1, upstream_cpu=upstream_cpu,
+        log_excerpt=log[log.find("Traceback"):][:3000] if tracebacks else "",
     )

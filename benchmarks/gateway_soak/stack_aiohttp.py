@@ -28,7 +28,7 @@ def serve(config: Config) -> None:
 
 async def _serve(config: Config) -> None:
     connector = aiohttp.TCPConnector(limit=0)
-    timeout = aiohttp.ClientTimeout(total=None, sock_connect=10)
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=60)
     session = aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False)
     url = config.upstream_url
     headers = {"content-type": "application/json"}
@@ -36,7 +36,12 @@ async def _serve(config: Config) -> None:
     async def handle(request: web.Request) -> web.StreamResponse:
         pump = Pump(config.kind)
         body = pump.request(await request.read())
-        async with session.post(url, data=body, headers=headers) as upstream:
+        try:
+            upstream = await session.post(url, data=body, headers=headers)
+        except aiohttp.ClientError:
+            status, kind, data = pump.failure()
+            return web.Response(status=status, body=data, headers={"content-type": kind})
+        async with upstream:
             status, kind = pump.start(upstream.status, list(upstream.headers.items()))
             response = web.StreamResponse(
                 status=status, headers={"content-type": kind, "cache-control": "no-cache"}

@@ -50,7 +50,7 @@ class _App:
             if message["type"] == "lifespan.startup":
                 httpx = self.httpx
                 limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-                timeout = httpx.Timeout(None, connect=10.0)
+                timeout = httpx.Timeout(None, connect=60.0)
                 self.client = httpx.AsyncClient(limits=limits, timeout=timeout)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
@@ -100,7 +100,15 @@ class _App:
             "POST", self.config.upstream_url, content=pump.request(body),
             headers={"content-type": "application/json"},
         )
-        upstream = await self.client.send(request, stream=True)
+        try:
+            upstream = await self.client.send(request, stream=True)
+        except self.httpx.TransportError:
+            status, kind, data = pump.failure()
+            await send({"type": "http.response.start", "status": status,
+                        "headers": [(b"content-type", kind.encode())]})
+            state["done"] = True
+            await send({"type": "http.response.body", "body": data})
+            return
         try:
             status, kind = pump.start(upstream.status_code, upstream.headers.multi_items())
             await send({"type": "http.response.start", "status": status, "headers": [

@@ -222,7 +222,16 @@ class _Client(asyncio.Protocol):
             self.timer.cancel()
             self.timer = None
         if not self.started:
-            self.upstream_started(502, [])
+            status, kind, body = pump.failure()
+            self._write(h11.Response(status_code=status, headers=[
+                ("content-type", kind), ("content-length", str(len(body))),
+            ]))
+            self._write(h11.Data(data=body))
+            self._write(h11.EndOfMessage())
+            self.pump = None
+            self._cycle()
+            self._next()
+            return
         last = pump.close()
         if last:
             self._write(h11.Data(data=last))

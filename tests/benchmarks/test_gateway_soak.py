@@ -18,7 +18,12 @@ counts right. So, here:
 from __future__ import annotations
 
 import importlib.util
+import json
+import socket
 import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -132,3 +137,37 @@ def test_small_soak_on_the_recommended_stack(kind: str) -> None:
     else:
         assert tally.keepalives == 0  # the upstream sends none; a proxy adds none
     assert result.events > 0 and result.peak_rss >= result.idle_rss > 0
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+_UNREACHABLE = [(stack, "relay") for stack in gateway.STACKS] + [(_STACK, "proxy")]
+
+
+@pytest.mark.parametrize(("stack", "kind"), _UNREACHABLE)
+def test_an_unreachable_upstream_is_a_502_not_a_traceback(
+    stack: str, kind: str, tmp_path: Path
+) -> None:
+    """Every stack's gateway answers a request it cannot take upstream with a 502 (the
+    relay's in the Chat error envelope) and logs no traceback."""
+    if not bench.available(stack):
+        pytest.skip(f"{stack} is not installed")
+    procs = pytest.importorskip("benchmarks.gateway_soak.procs")
+    args = ["--stack", stack, "--kind", kind, "--upstream", f"127.0.0.1:{_closed_port()}"]
+    with procs.Child("benchmarks.gateway_soak.gateway", args, tmp_path / "gateway.log") as gw:
+        body = (wire.chat_request if kind == "relay" else wire.messages_request)(1, 3)
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{gw.port}{gateway.PATHS[kind]}", data=body,
+            headers={"content-type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(request, timeout=30)
+        assert answer.value.code == 502
+        data = answer.value.read()
+        if kind == "relay":
+            assert "message" in json.loads(data)["error"]
+    assert "Traceback" not in (tmp_path / "gateway.log").read_text()
