@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import cProfile
 import importlib
+import os
 import signal
 import sys
 import time
@@ -91,6 +92,15 @@ class Config:
         return f"http://{self.upstream[0]}:{self.upstream[1]}{UPSTREAM_PATH}"
 
 
+#: Upstream reads of every request, told at exit (``READS <n>`` on stderr): events per
+#: read say whether the gateway kept up (1) or fell behind (reads carry several events).
+_reads = 0
+
+
+def _tell_reads() -> None:
+    print(f"READS {_reads}", file=sys.stderr, flush=True)
+
+
 class Pump:
     """One request's way through the gateway: its upstream request, then upstream bytes in,
     client bytes out. The pass-through returns what it reads; the relay what Relay writes."""
@@ -119,9 +129,13 @@ class Pump:
         return 200, "text/event-stream"
 
     def _passed(self, data: bytes) -> bytes:
+        global _reads
+        _reads += 1
         return data
 
     def _relayed(self, data: bytes) -> bytes:
+        global _reads
+        _reads += 1
         self.last_read = time.monotonic()
         assert self.relay is not None
         return self.relay.feed(data)
@@ -181,21 +195,24 @@ def main(argv: list[str] | None = None) -> int:
     stack = STACKS[args.stack]
     config = Config(args.kind, args.upstream, args.listen, args.keepalive, stack)
     serve = importlib.import_module(f"benchmarks.gateway_soak.{stack.module}").serve
-    if not args.profile:
-        serve(config)
-        return 0
+
+    profiler = cProfile.Profile() if args.profile else None
 
     def stop(signum: int, frame: object) -> None:
-        raise SystemExit(0)
+        # Exit here, without unwinding through whatever task the signal interrupted
+        # (that would log its SystemExit as a traceback, which the soak counts).
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(args.profile)
+        _tell_reads()
+        os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    profiler = cProfile.Profile()
-    try:
-        profiler.runcall(serve, config)
-    finally:
-        profiler.dump_stats(args.profile)
+    if profiler is not None:
+        profiler.enable()
+    serve(config)
     return 0
 
-
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the module the stacks import (not this __main__ copy): one Pump, one read count.
+    sys.exit(importlib.import_module("benchmarks.gateway_soak.gateway").main())

@@ -70,6 +70,14 @@ class Result:
     load1: float
     upstream_cpu: float
     log_excerpt: str = ""  # the end of the gateway's stderr, when it logged a traceback
+    reads: int = 0  # the gateway's upstream reads, warm-up included (0: not told)
+    warm_events: int = 0  # the events of the warm-up streams
+
+    @property
+    def events_per_read(self) -> float:
+        """Events per upstream read: 1 while the gateway keeps up, more when it falls behind
+        (its reads then carry several events, and each event costs it less)."""
+        return (self.events + self.warm_events) / self.reads if self.reads else float("nan")
 
     @property
     def cpu_per_1000(self) -> float:
@@ -138,7 +146,7 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path,
             _warm(port, kind)
             time.sleep(0.5)
             idle = rss_bytes(gateway.pid) if gateway else 0
-            _stats(upstream.port, reset=True)
+            warm = _stats(upstream.port, reset=True)["events"]
             load1 = os.getloadavg()[0]
             start_at = time.monotonic() + 1.5  # the clients' processes import meanwhile
             clients += [
@@ -177,6 +185,7 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path,
             tally.merge(loadgen.Tally(**part))
     log = gateway.log.read_text(errors="replace") if gateway else ""
     tracebacks = log.count("Traceback")
+    told = [line.split()[1] for line in log.splitlines() if line.startswith("READS ")]
     aborted = stats["aborted"]
     assert isinstance(aborted, dict)
     lags = tuple(sorted((aborted[seed] - left) / 1000 for seed, left in tally.hangups.items()
@@ -189,4 +198,5 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path,
         tally=tally, hangup_close_ms=lags, not_closed=len(tally.hangups) - len(lags),
         tracebacks=tracebacks, load1=load1, upstream_cpu=upstream_cpu,
         log_excerpt=log[log.find("Traceback"):][:3000] if tracebacks else "",
+        reads=int(told[-1]) if told else 0, warm_events=int(warm),  # type: ignore[call-overload]
     )
