@@ -9,7 +9,7 @@ Two kinds, the same on every stack:
   bytes written to the client unchanged (what the stack costs by itself);
 - ``relay``: ``POST /v1/chat/completions`` mapped to a Messages request
   (:func:`~.wire.chat_to_messages`), the upstream's stream served as Chat
-  Completions by ``Relay(MessagesLane(), to="chat")``, each read's output
+  Completions by ``Relay(MessagesLane(), to="chat", lean=True)``, each read's output
   written at once, a keepalive comment after ``--keepalive`` quiet seconds.
 
 On both, a client that hangs up closes its upstream at once, and nothing is
@@ -111,7 +111,8 @@ class Pump:
         self.last_read = time.monotonic()
         self.relay = None
         if kind == "relay":
-            self.relay = Relay(MessagesLane(), to="chat", created=int(time.time()))
+            # lean: the memory a stream holds does not grow with its text (docs/gateways.md)
+            self.relay = Relay(MessagesLane(), to="chat", created=int(time.time()), lean=True)
             self.feed: Callable[[bytes], bytes] = self._relayed
         else:
             self.feed = self._passed

@@ -1,6 +1,6 @@
 """What the Relay itself keeps per stream, apart from any HTTP stack.
 
-The soak's relay gateway grows by what its ``Relay(MessagesLane(), to="chat")``
+The soak's relay gateway grows by what its ``Relay(MessagesLane(), to="chat", lean=True)``
 keeps of every delta relayed so far, on top of what its stack costs. To tell
 the two apart, the stream the soak's upstream writes (one read per event) is
 fed to many relays in one process, with no HTTP at all:
@@ -49,14 +49,14 @@ def retained(fed: int, deltas: int = 300, streams: int = 50) -> float:
     """Bytes a relay holds after the head and ``fed`` of a ``deltas``-delta stream's deltas
     (the mean over ``streams`` relays, none of them closed)."""
     inputs = [upstream_reads(seed, deltas)[: 1 + fed] for seed in range(streams)]
-    Relay(MessagesLane(), to="chat")  # class-level tables and lazy imports are not a stream's
+    Relay(MessagesLane(), to="chat", lean=True)  # class-level tables and lazy imports are not a stream's
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         relays = []
         for reads in inputs:
-            relay = Relay(MessagesLane(), to="chat", created=1_700_000_000)
+            relay = Relay(MessagesLane(), to="chat", created=1_700_000_000, lean=True)
             relay.start(200, [("content-type", "text/event-stream")])
             for read in reads:
                 relay.feed(read)
@@ -77,7 +77,7 @@ def lingering(deltas: int = 300) -> tuple[int, int]:
     gc.disable()
     tracemalloc.start()
     try:
-        relay = Relay(MessagesLane(), to="chat", created=1_700_000_000)
+        relay = Relay(MessagesLane(), to="chat", created=1_700_000_000, lean=True)
         relay.start(200, [("content-type", "text/event-stream")])
         for read in reads:
             relay.feed(read)
@@ -105,12 +105,12 @@ def resident(streams: int, fed: int, deltas: int = 300) -> float:
 
 def _resident_here(streams: int, fed: int, deltas: int) -> float:
     inputs = [upstream_reads(seed, deltas)[: 1 + fed] for seed in range(streams)]
-    Relay(MessagesLane(), to="chat")
+    Relay(MessagesLane(), to="chat", lean=True)
     gc.collect()
     before = rss_bytes(os.getpid())
     relays = []
     for _ in range(streams):
-        relay = Relay(MessagesLane(), to="chat", created=1_700_000_000)
+        relay = Relay(MessagesLane(), to="chat", created=1_700_000_000, lean=True)
         relay.start(200, [("content-type", "text/event-stream")])
         relays.append(relay)
     for k in range(1 + fed):  # every stream's next read in turn, as a gateway sees them
