@@ -122,7 +122,7 @@ def main(write: bool = True, quick: bool = False) -> int:
             "",
             *report.machine_lines(),
             "",
-            f"Method: `tracemalloc` counts the bytes a `Relay` holds after the head of a",
+            "Method: `tracemalloc` counts the bytes a `Relay` holds after the head of a",
             f"stream and N text deltas of {len(DELTA)} characters, the stream still open",
             "(what a gateway holds per running stream), for every source → target pairing,",
             "`Relay(..., lean=True)` and the default. KB per stream:",

@@ -49,7 +49,7 @@ def retained(fed: int, deltas: int = 300, streams: int = 50) -> float:
     """Bytes a relay holds after the head and ``fed`` of a ``deltas``-delta stream's deltas
     (the mean over ``streams`` relays, none of them closed)."""
     inputs = [upstream_reads(seed, deltas)[: 1 + fed] for seed in range(streams)]
-    Relay(MessagesLane(), to="chat", lean=True)  # class-level tables and lazy imports are not a stream's
+    Relay(MessagesLane(), to="chat", lean=True)  # class tables, lazy imports: not a stream's
     gc.collect()
     tracemalloc.start()
     try:
