@@ -30,6 +30,7 @@ from sse_engine import (
     ResponsesLane,
     UsageError,
 )
+from sse_engine._tally import Compacted, Tally
 from sse_engine.messages import BlockStop
 from sse_engine.parts import PartStream, Turn
 from sse_engine.relay import Relay
@@ -253,3 +254,45 @@ def test_make_lean_after_feed_is_a_usage_error() -> None:
         lane.make_lean()
     with pytest.raises(UsageError, match="before any feed"):
         PartStream(lane, lean=True)
+
+
+@pytest.mark.parametrize("source", sorted(ALL_LANES))
+def test_a_lean_relay_to_responses_writes_long_texts_as_the_default_one(source: str) -> None:
+    """Long enough that the kept text is joined in runs (``Compacted``), with reasoning in
+    several pieces (each a summary part, whose start marks where its text begins)."""
+    spec = TurnSpec(
+        reasoning=tuple(f"thought {i}; " for i in range(150)),
+        text=tuple(f"word {i} " for i in range(300)),
+        usage=UsageSpec(10, 450, 0, 0),
+    )
+    data = render(source, spec)
+    for read in (7, 4096):
+        default = relay(ALL_LANES[source](), "responses", data, read, False)
+        lean = relay(ALL_LANES[source](), "responses", data, read, True)
+        assert_same(lean, default)
+
+
+@given(texts=st.lists(st.text(max_size=5), max_size=400), marks=st.sets(st.integers(0, 400)))
+def test_compacted_text_joins_to_what_was_appended_and_keeps_its_marks(
+    texts: list[str], marks: set[int]
+) -> None:
+    pieces = Compacted()
+    starts: list[tuple[int, int]] = []  # (index in the pieces, characters before it)
+    for at, text in enumerate(texts):
+        if at in marks:
+            pieces.settle()
+            starts.append((len(pieces), sum(map(len, texts[:at]))))
+        pieces.append(text)
+    whole = "".join(texts)
+    assert "".join(pieces) == whole
+    assert len(pieces) <= 1 + len(texts) // Compacted.RUN + Compacted.RUN
+    if starts:  # a settle() joins all: the mark taken after the last one holds
+        index, before = starts[-1]
+        assert "".join(pieces[index:]) == whole[before:]
+
+
+def test_a_tally_keeps_the_length_only() -> None:
+    tally = Tally()
+    for text in ("ab", "", "cde"):
+        tally.append(text)
+    assert (tally.length, list(tally), "".join(tally)) == (5, [], "")
