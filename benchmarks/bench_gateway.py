@@ -186,6 +186,7 @@ def _row(key: Key, runs: list[Result], direct: list[Result], proxy: list[Result]
         str(sum(t.bad_text for t in tally)),
         close,
         str(sum(r.tracebacks for r in runs)) if gateway else "-",
+        " / ".join(f"{r.load1:.1f}" for r in runs),
     ]
 
 
@@ -193,7 +194,8 @@ _HEADER = ["Stack", "Kind", "CPU ms / 1,000 events", "relay ÷ proxy", "gateway 
            "events / read",
            "KB / stream", "latency p50 / p99 ms", "added p50 ms", "streams ok",
            "hung up (on purpose)", "errors",
-           "lost / altered", "hang-up → upstream closed, max ms", "tracebacks"]
+           "lost / altered", "hang-up → upstream closed, max ms", "tracebacks",
+           "load average (1 min) at the start, each round"]
 
 
 def _rate(load: Load) -> float:
@@ -280,7 +282,7 @@ def section(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, .
                 if runs:
                     rows.append(_row((stack, kind, n), runs, direct,
                                      proxy if kind == "relay" else None))
-        lines += [report.markdown_table(_HEADER, rows, "llrrrrrrrrrrrrr"), ""]
+        lines += [report.markdown_table(_HEADER, rows, "llrrrrrrrrrrrrrr"), ""]
         cpu = [r.tally.cpu / max(1, r.events) * 1e6 for rs in by.values() for r in rs
                if r.load.clients == n]
         up = [r.upstream_cpu / max(1, r.events) * 1e6 for rs in by.values() for r in rs
