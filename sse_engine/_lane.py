@@ -60,14 +60,12 @@ _NEW, _STREAM, _ERROR_BODY, _CLOSED, _FAILED = "new", "stream", "error_body", "c
 
 
 class Lane(Generic[E]):
-    """Shared base of the three lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane.
+    """Shared base of the lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane, GeminiLane.
 
-    ``E`` is the lane's event union: ``feed()`` and ``close()`` return
-    ``list[E]`` (``Lane[Any]`` is any lane). ``json_loads`` decodes each
-    event's data (inject ``orjson.loads`` for speed); ``strict`` turns
-    tolerated anomalies into :class:`ProtocolError`;
-    ``max_event_size`` is passed to the :class:`SSEParser` and also bounds a
-    pre-stream error body.
+    ``E`` is the lane's event union: ``feed()`` and ``close()`` return ``list[E]`` (``Lane[Any]``
+    is any lane). ``json_loads`` decodes each event's data (inject ``orjson.loads`` for speed);
+    ``strict`` turns tolerated anomalies into :class:`ProtocolError`; ``max_event_size`` is
+    passed to the :class:`SSEParser` and also bounds a pre-stream error body.
     """
 
     #: The event that ends this lane's stream normally, for messages.
@@ -148,8 +146,7 @@ class Lane(Generic[E]):
 
     def add_warning(self, code: str, message: str) -> None:
         """Record a warning found by a layer that reads this lane (the parts'
-        ``tool_input_invalid``), located like the lane's own: in ``warnings``, never an
-        error, even when strict."""
+        ``tool_input_invalid``), located like the lane's own: in ``warnings``, never an error."""
         self._reports.warn(code, message)
 
     @property
@@ -176,6 +173,12 @@ class Lane(Generic[E]):
     def resume(self) -> list[E]:
         """Ready the lane for a reconnection's bytes; :class:`UsageError` if it cannot resume."""
         raise UsageError(f"a {self.api_name} stream cannot be resumed")
+
+    def make_lean(self) -> None:
+        """Keep no streamed text in the snapshot (``snapshot.lean``; see docs/gateways.md)."""
+        if self.bytes_fed:
+            raise UsageError("make_lean() must be called before any feed()")
+        self.snapshot.lean = True
 
     @property
     def retry(self) -> int | None:

@@ -175,7 +175,7 @@ class GeminiLane(Lane[GeminiEvent]):
         candidates = self._snap.candidates
         state = candidates.get(index)
         if state is None:
-            state = candidates[index] = CandidateSnapshot(index)
+            state = candidates[index] = CandidateSnapshot(index, self._snap.lean)
         content = candidate.get("content")
         if content is not None:
             if type(content) is dict:

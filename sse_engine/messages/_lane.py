@@ -257,7 +257,7 @@ class MessagesLane(Lane[MessagesEvent]):
                 "message_stop without a stop reason: possibly a failed generation "
                 "that looks like a normal completion",
             )
-        if not any(b.type != "text" or b.joined() for b in self._snap.content):
+        if not any(b.type != "text" or b.has_text for b in self._snap.content):
             self._warn(
                 "empty_message",
                 "the message has no content: possibly a failed generation",

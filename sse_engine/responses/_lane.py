@@ -121,7 +121,7 @@ class ResponsesLane(Lane[ResponsesEvent]):
         self._reopen()
         if not plan.full_replay:
             return []
-        self._hold(ResponseSnapshot(self._reports.note_loss))
+        self._hold(ResponseSnapshot(self._reports.note_loss, self._snap.lean))
         self._last_seq = None
         self._gap_loss = None
         return [StreamRestarted(f"full replay of {plan.response_id} from the start")]
@@ -350,7 +350,7 @@ def _has_answer(snap: ResponseSnapshot) -> bool:
     """Whether the response holds text, a refusal or a tool call: more than reasoning."""
     for item in snap.items:
         kind = item.type
-        if kind == "message" and (item.text or item.refusal):
+        if kind == "message" and item.has_answer_text:
             return True
         if kind is not None and kind not in ("message", "reasoning"):
             return True

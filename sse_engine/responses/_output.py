@@ -4,6 +4,8 @@
 Text grows as a list of pieces joined only when read (a long answer costs
 linear time, not a re-copy per delta). A ``.done`` value replaces what the
 deltas built as the text, and the deltas' text stays readable (``streamed``).
+A lean snapshot's parts (``Lane.make_lean``) count what the deltas built
+instead: ``streamed`` reads ``""`` and ``streamed_length`` says how long it is.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from sse_engine._json import plain_json
+from sse_engine._tally import CheckedTally, Tally, said, text_crc
 from sse_engine.responses._wire import CALL_ITEMS
 
 __all__ = ["ContentPart", "OutputItem", "TextBuffer"]
@@ -26,8 +29,12 @@ class TextBuffer:
 
     __slots__ = ("_final", "_pieces")
 
-    def __init__(self, initial: Any = None) -> None:
-        self._pieces: list[str] = [initial] if type(initial) is str and initial else []
+    def __init__(self, initial: Any = None, lean: bool = False) -> None:
+        # Lean: counted, with a checksum (a final text is compared with it: _shown.py).
+        pieces: list[str] = CheckedTally() if lean else []
+        if type(initial) is str and initial:
+            pieces.append(initial)
+        self._pieces = pieces
         self._final: str | None = None
 
     def _append(self, delta: str) -> None:
@@ -52,6 +59,29 @@ class TextBuffer:
             pieces[:] = ["".join(pieces)]
         return pieces[0] if pieces else ""
 
+    @property
+    def lean(self) -> bool:
+        """Whether what the deltas built is counted, not kept (``streamed`` reads ``""``)."""
+        return isinstance(self._pieces, Tally)
+
+    @property
+    def streamed_length(self) -> int:
+        """How many characters the deltas built (kept or, lean, only counted)."""
+        pieces = self._pieces
+        return pieces.length if isinstance(pieces, Tally) else len(self.streamed)
+
+    def streams(self, text: str) -> bool:
+        """Whether ``text`` is what the deltas built (lean: by length and CRC-32)."""
+        pieces = self._pieces
+        if type(pieces) is CheckedTally:
+            return pieces.length == len(text) and pieces.crc == text_crc(text)
+        return self.streamed == text
+
+    @property
+    def has_text(self) -> bool:
+        """Whether the value is not empty (lean: whether any text came)."""
+        return bool(self._final) if self._final is not None else said(self._pieces)
+
 
 class ContentPart(TextBuffer):
     """One content part: a message's ``output_text`` or ``refusal``, a reasoning text or summary.
@@ -73,9 +103,9 @@ class ContentPart(TextBuffer):
 
     __slots__ = ("annotations", "done", "field", "part")
 
-    def __init__(self, part: dict[str, Any], *, done: bool = False) -> None:
+    def __init__(self, part: dict[str, Any], *, done: bool = False, lean: bool = False) -> None:
         field = self.field = "refusal" if part.get("type") == "refusal" else "text"
-        TextBuffer.__init__(self, part.get(field))
+        TextBuffer.__init__(self, part.get(field), lean)
         self.part = part
         annotations = part.get("annotations")
         self.annotations: list[Any] | None = (
@@ -123,7 +153,7 @@ class ContentPart(TextBuffer):
 
 
 def _parts(
-    value: Any, before: dict[int, ContentPart] | None = None
+    value: Any, before: dict[int, ContentPart] | None = None, lean: bool = False
 ) -> dict[int, ContentPart]:
     """The parts of a ``content`` or ``summary`` list, by index.
 
@@ -139,7 +169,7 @@ def _parts(
             continue
         known = before.get(index) if before else None
         if known is None:
-            parts[index] = ContentPart(part, done=before is not None)
+            parts[index] = ContentPart(part, done=before is not None, lean=lean)
         else:
             known._finish(part)
             parts[index] = known
@@ -169,15 +199,21 @@ class OutputItem:
         "done",
         "implicit",
         "item",
+        "lean",
         "output_index",
         "parts",
         "progress",
         "summary",
     )
 
-    def __init__(self, output_index: int, item: dict[str, Any], *, implicit: bool = False) -> None:
+    def __init__(
+        self, output_index: int, item: dict[str, Any], *, implicit: bool = False,
+        lean: bool = False,
+    ) -> None:
         self.output_index = output_index
         self.implicit = implicit
+        #: Text and summary deltas are counted, not kept (see ``Lane.make_lean``).
+        self.lean = lean
         self.done = False
         self.progress: str | None = None
         self.parts: dict[int, ContentPart] = {}
@@ -188,8 +224,8 @@ class OutputItem:
         """Take ``item`` as the item; ``final``: its final form, over what streamed."""
         self.item = item
         before = self.parts if final else None
-        self.parts = _parts(item.get("content"), before)
-        self.summary = _parts(item.get("summary"), self.summary if final else None)
+        self.parts = _parts(item.get("content"), before, self.lean)
+        self.summary = _parts(item.get("summary"), self.summary if final else None, self.lean)
         kind = item.get("type")
         call = CALL_ITEMS.get(kind) if type(kind) is str else None
         field = None if call is None or call.events is None else call.field  # streamed input
@@ -228,13 +264,15 @@ class OutputItem:
         """The content part at ``index``, opened as ``kind`` if no event announced it."""
         part = self.parts.get(index)
         if part is None:
-            part = self.parts[index] = ContentPart(_empty_part(kind))
+            part = self.parts[index] = ContentPart(_empty_part(kind), lean=self.lean)
         return part
 
     def _summary_part(self, index: int) -> ContentPart:
         part = self.summary.get(index)
         if part is None:
-            part = self.summary[index] = ContentPart({"type": "summary_text", "text": ""})
+            part = self.summary[index] = ContentPart(
+                {"type": "summary_text", "text": ""}, lean=self.lean
+            )
         return part
 
     def _call(self, field: str) -> TextBuffer:
@@ -286,6 +324,14 @@ class OutputItem:
         """The ``output_text`` of a message (its parts joined), else ``""``."""
         return "".join(
             p.text for _, p in sorted(self.parts.items()) if p.part.get("type") == "output_text"
+        )
+
+    @property
+    def has_answer_text(self) -> bool:
+        """Whether a message has output text or a refusal (lean: whether any came)."""
+        return any(
+            p.has_text for p in self.parts.values()
+            if p.part.get("type") == "output_text" or p.field == "refusal"
         )
 
     @property

@@ -50,13 +50,26 @@ class Shown:
         self.length = 0
         self.final: str | None = None
 
-    def text(self) -> str | None:
-        """The text shown (None: not known, the lane's part is gone)."""
+    def text(self, final: str | None = None) -> str | None:
+        """The text shown (None: not known, the lane's part is gone).
+
+        A lean lane's part keeps no text (``Lane.make_lean``): what was shown
+        is known only as the start of a ``final`` text that repeats what the
+        deltas built (their length and CRC-32 agree), else None.
+        """
         if self.final is not None:
             return self.final
         if not self.length:
             return ""
-        return None if self.part is None else self.part.streamed[: self.length]
+        part = self.part
+        if part is None:
+            return None
+        if not part.lean:
+            return part.streamed[: self.length]
+        if final is None or part.streamed_length != self.length:
+            return None
+        shown = final[: self.length]
+        return shown if part.streams(shown) else None
 
 
 class ShownTexts:
@@ -116,7 +129,7 @@ class ShownTexts:
         if final is None:
             return
         channel = shown.channel
-        current = shown.text()
+        current = shown.text(final)
         shown.final = final
         if current == final or channel is None:
             return

@@ -27,14 +27,18 @@ class ResponseSnapshot:
     ``response`` is the latest response object the server sent: lifecycle
     events (``created``, ``in_progress``, ``queued``) merge into it, and the
     terminal event's object replaces it (``terminal`` is then True). ``items``
-    are the output items in ``output_index`` order.
+    are the output items in ``output_index`` order. ``lean``: the items keep
+    no streamed text (see ``Lane.make_lean``).
     """
 
-    __slots__ = ("_by_id", "_by_index", "_on_loss", "items", "response", "terminal")
+    __slots__ = ("_by_id", "_by_index", "_on_loss", "items", "lean", "response", "terminal")
 
-    def __init__(self, on_loss: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, on_loss: Callable[[str], None] | None = None, lean: bool = False
+    ) -> None:
         #: Told what ``to_api()`` had to replace to stay plain JSON (the lane warns).
         self._on_loss = on_loss
+        self.lean = lean
         self.response: dict[str, Any] | None = None
         self.terminal = False
         self.items: list[OutputItem] = []
@@ -88,7 +92,7 @@ class ResponseSnapshot:
     def _add(
         self, output_index: int, item: dict[str, Any], *, implicit: bool = False
     ) -> OutputItem:
-        state = OutputItem(output_index, item, implicit=implicit)
+        state = OutputItem(output_index, item, implicit=implicit, lean=self.lean)
         old = self._by_index.get(output_index)
         if old is not None:
             self.items.remove(old)
