@@ -44,7 +44,9 @@ def test_once_a_prefix_tells_every_longer_one_says_the_same(name: str, cut: int)
     body = (CAPTURES / name).read_bytes()
     whole = detect(body)
     early = detect(body[: cut % (len(body) + 1)])
-    assert early is None or early == whole
+    # The format, not the reason: a prefix may be told by an earlier frame (the
+    # error frame before the [DONE] that names the whole capture).
+    assert early is None or (whole is not None and early.format == whole.format)
 
 
 @settings(max_examples=150, deadline=None)
