@@ -1,0 +1,142 @@
+"""The official SDKs' request param types as a strict validator: the oracle for rendered bodies.
+
+The openai and anthropic SDKs describe each request body as a ``TypedDict``
+(``CompletionCreateParamsStreaming``, ``ResponseCreateParamsStreaming``,
+``MessageCreateParamsStreaming``). A pydantic ``TypeAdapter`` over them as they
+are accepts almost anything: ``Iterable[...]`` fields validate lazily (the
+adapter returns an iterator and checks nothing until it is consumed), unknown
+keys are ignored, and ``"1"`` passes for an int. So each TypedDict is rebuilt
+here, recursively, with the same fields and required keys but:
+
+- ``Iterable[X]`` / ``SequenceNotStr[X]`` / ``Sequence[X]`` as ``list[X]`` (validated now);
+- ``extra="forbid"``: a key the SDK does not know is an error;
+- ``strict=True``: no coercion (``"1"`` is not an int, ``1`` is not a string).
+
+``tests/conversation/test_sdk_oracle.py`` shows it rejects wrong bodies
+before any test trusts it to accept right ones.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import functools
+import types
+import typing
+from typing import Any, Literal, Union, get_args, get_origin
+
+import typing_extensions
+from pydantic import ConfigDict, TypeAdapter
+
+__all__ = ["ORACLES", "validate"]
+
+_SEQUENCES = {
+    collections.abc.Iterable,
+    collections.abc.Sequence,
+    typing.Iterable,
+    typing.Sequence,
+}
+_REQUIRED = (typing.Required, typing_extensions.Required)
+_NOT_REQUIRED = (typing.NotRequired, typing_extensions.NotRequired)
+
+
+class _Strict:
+    """Rebuilds types: each TypedDict once (a memo), so shared and recursive ones stay one."""
+
+    def __init__(self) -> None:
+        self.memo: dict[type, Any] = {}
+        self.namespace: dict[str, Any] = {}
+
+    def rebuild(self, tp: Any) -> Any:
+        if typing_extensions.is_typeddict(tp):
+            return self._typeddict(tp)
+        origin = get_origin(tp)
+        args = get_args(tp)
+        if origin is typing.IO or tp is typing.IO:
+            return Any  # file uploads: no request body here carries one
+        if origin is None:
+            if getattr(tp, "__name__", None) == "SequenceNotStr":
+                return list[Any]
+            return tp
+        if origin in _REQUIRED or origin in _NOT_REQUIRED:
+            return origin[self.rebuild(args[0])]
+        if origin is typing.Annotated or origin is typing_extensions.Annotated:
+            return self.rebuild(args[0])
+        if origin is Literal:
+            return tp
+        if origin is Union or origin is types.UnionType:
+            return Union[tuple(self.rebuild(a) for a in args)]  # noqa: UP007
+        if origin in _SEQUENCES or getattr(origin, "__name__", None) == "SequenceNotStr":
+            return list[self.rebuild(args[0])]  # type: ignore[misc]
+        if origin is list:
+            return list[self.rebuild(args[0])]  # type: ignore[misc]
+        if origin is dict:
+            return dict[self.rebuild(args[0]), self.rebuild(args[1])]  # type: ignore[misc]
+        return tp
+
+    def _typeddict(self, td: type) -> Any:
+        done = self.memo.get(td)
+        if done is not None:
+            return done
+        name = f"{td.__module__.replace('.', '_')}__{td.__name__}"
+        # A recursive reference while this one is being built: a forward reference by name.
+        self.memo[td] = name
+        hints = typing.get_type_hints(td, include_extras=True)
+        totals = _totals(td)
+        fields: dict[str, Any] = {}
+        for key, hint in hints.items():
+            origin = get_origin(hint)
+            if origin in _REQUIRED or origin in _NOT_REQUIRED:
+                fields[key] = self.rebuild(hint)
+            elif totals.get(key, True):
+                fields[key] = typing_extensions.Required[self.rebuild(hint)]
+            else:
+                fields[key] = typing_extensions.NotRequired[self.rebuild(hint)]
+        built = typing_extensions.TypedDict(name, fields, total=False)  # type: ignore[operator]
+        built.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[attr-defined]
+        self.memo[td] = built
+        self.namespace[name] = built
+        return built
+
+
+def _totals(td: type) -> dict[str, bool]:
+    """Each key's ``total`` as the class that declared it says (a subclass may differ).
+
+    ``__required_keys__`` cannot be trusted here: the SDKs' modules use
+    ``from __future__ import annotations``, so ``Required[...]`` is a string
+    when the class is made and the keys it marks come out optional.
+    """
+    out: dict[str, bool] = {}
+    for base in getattr(td, "__orig_bases__", ()):
+        if typing_extensions.is_typeddict(base):
+            out.update(_totals(base))
+    total = bool(td.__dict__.get("__total__", True))
+    # A TypedDict's __annotations__ repeats its bases' keys: only the others are its own.
+    out.update((key, total) for key in td.__dict__.get("__annotations__", {}) if key not in out)
+    return out
+
+
+@functools.cache
+def _adapter(format: str) -> TypeAdapter[Any]:
+    from anthropic.types.message_create_params import MessageCreateParamsStreaming
+    from openai.types.chat.completion_create_params import CompletionCreateParamsStreaming
+    from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
+
+    root = {
+        "chat": CompletionCreateParamsStreaming,
+        "responses": ResponseCreateParamsStreaming,
+        "messages": MessageCreateParamsStreaming,
+    }[format]
+    strict = _Strict()
+    built = strict.rebuild(root)
+    adapter: TypeAdapter[Any] = TypeAdapter(built)
+    adapter.rebuild(_types_namespace=strict.namespace)
+    return adapter
+
+
+#: The formats the SDKs describe (Gemini's oracle is the google-genai SDK, elsewhere).
+ORACLES = ("chat", "responses", "messages")
+
+
+def validate(format: str, body: Any) -> None:
+    """Raise ``pydantic.ValidationError`` unless ``body`` is a valid streaming request of ``format``."""
+    _adapter(format).validate_python(body)
