@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections.abc
 import functools
+import inspect
 import types
 import typing
 from typing import Any, Literal, Union, get_args, get_origin
@@ -111,7 +112,8 @@ def _totals(td: type) -> dict[str, bool]:
             out.update(_totals(base))
     total = bool(td.__dict__.get("__total__", True))
     # A TypedDict's __annotations__ repeats its bases' keys: only the others are its own.
-    out.update((key, total) for key in td.__dict__.get("__annotations__", {}) if key not in out)
+    own = inspect.get_annotations(td)
+    out.update((key, total) for key in own if key not in out)
     return out
 
 
@@ -138,5 +140,5 @@ ORACLES = ("chat", "responses", "messages")
 
 
 def validate(format: str, body: Any) -> None:
-    """Raise ``pydantic.ValidationError`` unless ``body`` is a valid streaming request of ``format``."""
+    """Raise ``pydantic.ValidationError`` unless ``body`` is a valid streaming request."""
     _adapter(format).validate_python(body)

@@ -14,10 +14,11 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsStr
 from pydantic import TypeAdapter, ValidationError
 from sdk_oracle import validate
 
-CHAT: dict[str, Any] = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+USER = [{"role": "user", "content": "hi"}]
+CHAT: dict[str, Any] = {"model": "m", "stream": True, "messages": USER}
 RESPONSES: dict[str, Any] = {"model": "m", "stream": True, "input": "hi"}
 MESSAGES: dict[str, Any] = {
-    "model": "m", "stream": True, "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]
+    "model": "m", "stream": True, "max_tokens": 5, "messages": USER
 }
 
 
@@ -39,11 +40,13 @@ WRONG = [
     ("chat", {**CHAT, "messages": [{"role": "tool", "content": "x"}]}),
     ("responses", {**RESPONSES, "input": [{"type": "function_call", "call_id": "c", "name": "f"}]}),
     ("responses", {**RESPONSES, "input": [{"type": "reasoning", "summary": []}]}),
-    ("responses", {**RESPONSES, "input": [{"role": "user", "content": [{"type": "text", "text": "x"}]}]}),
+    ("responses", {**RESPONSES, "input": [{"role": "user", "content": [{"type": "text"}]}]}),
     ("responses", {**RESPONSES, "max_output_tokens": 1.5}),
     ("responses", {**RESPONSES, "tools": [{"type": "function"}]}),
-    ("messages", {**MESSAGES, "messages": [{"role": "user", "content": [{"type": "thinking", "thinking": "x"}]}]}),
-    ("messages", {**MESSAGES, "messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f"}]}]}),
+    ("messages", {**MESSAGES, "messages": [
+        {"role": "user", "content": [{"type": "thinking", "thinking": "x"}]}]}),
+    ("messages", {**MESSAGES, "messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f"}]}]}),
     ("messages", {**MESSAGES, "max_tokens": None}),
     ("messages", {k: v for k, v in MESSAGES.items() if k != "max_tokens"}),
     ("messages", {**MESSAGES, "system": [{"type": "text"}]}),
