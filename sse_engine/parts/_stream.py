@@ -48,10 +48,11 @@ class PartStream:
     """
 
     def __init__(self, lane: Lane[Any], *, partial_strings: bool = False) -> None:
-        kind: type[Translator] = format_of(lane).parts
+        row = format_of(lane)
+        kind: type[Translator] = row.parts
         self.lane = lane
         # Warnings found here (invalid tool input) join the lane's own, located like them.
-        self._builder = PartBuilder(lane.json_loads, lane.add_warning, partial_strings)
+        self._builder = PartBuilder(lane.json_loads, lane.add_warning, partial_strings, row.name)
         self._translator = kind(lane, self._builder)
 
     # -- the lane's cycle, as parts ----------------------------------------------------

@@ -12,6 +12,7 @@ character is parsed once either way).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import islice
 from typing import Any, Final, final
 
@@ -68,6 +69,14 @@ class ToolCall(_ByValue):
     ``server_tool_use``, ...). ``server`` is True for calls the server runs
     itself (hosted MCP and Kindo calls, Anthropic server tools): their result
     comes from the server, the client has nothing to run.
+
+    ``item_id`` is the provider's id for the output item holding the call (a
+    Responses ``function_call`` item's ``id``, beside its ``call_id``), None
+    where the call is no item of its own. ``extra`` holds the call's fields
+    a request body of its format gave that the call has no place for (an
+    Anthropic ``cache_control``, a Responses item's ``status``): see
+    :class:`~sse_engine.conversation.Message`. Neither takes part in equality:
+    they are the provider's bookkeeping, not what the call says.
     """
 
     __slots__ = (
@@ -79,8 +88,10 @@ class ToolCall(_ByValue):
         "_plain",
         "_reader",
         "done",
+        "extra",
         "id",
         "input_error",
+        "item_id",
         "name",
         "server",
         "type",
@@ -97,6 +108,9 @@ class ToolCall(_ByValue):
         type: str = "function",
         server: bool = False,
         input_error: str | None = None,
+        plain: bool = False,
+        item_id: str | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -104,9 +118,11 @@ class ToolCall(_ByValue):
         self.server = server
         self.done = done
         self.input_error = input_error
+        self.item_id = item_id
+        self.extra: Mapping[str, Any] = {} if extra is None else extra
         self._pieces: list[str] = [arguments] if arguments else []
         self._final: Any = input
-        self._plain = False
+        self._plain = plain
         self._partial_strings = False
         self._reader: PartialJSON | None = None
         self._fed = 0
@@ -114,12 +130,19 @@ class ToolCall(_ByValue):
 
     @classmethod
     def streaming(
-        cls, id: str, name: str, type: str, *, server: bool, plain: bool, partial_strings: bool
+        cls,
+        id: str,
+        name: str,
+        type: str,
+        *,
+        server: bool,
+        plain: bool,
+        partial_strings: bool,
+        item_id: str | None = None,
     ) -> ToolCall:
         """A call whose input is about to stream (what the parts layer builds)."""
-        call = cls(id, name, type=type, server=server)
+        call = cls(id, name, type=type, server=server, plain=plain, item_id=item_id)
         call._final = UNSET
-        call._plain = plain
         call._partial_strings = partial_strings
         return call
 
@@ -255,6 +278,13 @@ class Turn(_ByValue):
     (the lane's own), ``outcome`` and ``error`` are None until the
     :class:`~sse_engine.parts.Finish` part. ``choice`` is the Chat choice
     index this turn is (0 but for ``n > 1``).
+
+    ``format`` is the name of the wire format the turn was read from
+    (``"messages"``, ...; ``sse_engine.FORMATS``), None for a turn made by
+    hand: whose opaque reasoning data (signatures, encrypted content) this
+    is, which only that format takes back. ``message_id`` is the provider's
+    id for the turn's message (a Responses ``message`` item's, the first one
+    when there are several), None elsewhere. Neither takes part in equality.
     """
 
     __slots__ = (
@@ -264,7 +294,9 @@ class Turn(_ByValue):
         "choice",
         "error",
         "finish_reason",
+        "format",
         "id",
+        "message_id",
         "model",
         "outcome",
         "raw_finish_reason",
@@ -289,8 +321,12 @@ class Turn(_ByValue):
         choice: int = 0,
         raw_finish_reason: str | None = None,
         reasoning_blocks: list[ReasoningBlock] | None = None,
+        format: str | None = None,
+        message_id: str | None = None,
     ) -> None:
         self.id = id
+        self.format = format
+        self.message_id = message_id
         self.model = model
         self._text: list[str] = [text] if text else []
         self._reasoning: list[str] = [reasoning] if reasoning else []
