@@ -21,14 +21,16 @@ from __future__ import annotations
 import collections.abc
 import functools
 import inspect
+import os
 import types
 import typing
 from typing import Any, Literal, Union, get_args, get_origin
 
+import pydantic
 import typing_extensions
 from pydantic import ConfigDict, TypeAdapter
 
-__all__ = ["ORACLES", "validate"]
+__all__ = ["ORACLES", "sdk_type", "strict_type", "validate"]
 
 _SEQUENCES = {
     collections.abc.Iterable,
@@ -43,21 +45,26 @@ _NOT_REQUIRED = (typing.NotRequired, typing_extensions.NotRequired)
 class _Strict:
     """Rebuilds types: each TypedDict once (a memo), so shared and recursive ones stay one."""
 
-    def __init__(self) -> None:
+    def __init__(self, json_value: Any = object) -> None:
         self.memo: dict[type, Any] = {}
         self.namespace: dict[str, Any] = {}
+        #: What ``object`` (a JSON schema's values, metadata, ...) becomes: a type
+        #: hypothesis has a JSON strategy for, when the types generate bodies.
+        self.json_value = json_value
 
     def rebuild(self, tp: Any) -> Any:
         if typing_extensions.is_typeddict(tp):
             return self._typeddict(tp)
         origin = get_origin(tp)
         args = get_args(tp)
-        if origin is typing.IO or tp is typing.IO:
-            return Any  # file uploads: no request body here carries one
+        if origin is typing.IO or tp is typing.IO or origin is os.PathLike or tp is os.PathLike:
+            return None  # a file to upload: no JSON body carries one (left out of its union)
+        if isinstance(tp, type) and issubclass(tp, pydantic.BaseModel):
+            return None  # a response object the SDK also takes: a JSON body holds dicts
         if origin is None:
             if getattr(tp, "__name__", None) == "SequenceNotStr":
                 return list[Any]
-            return tp
+            return self.json_value if tp is object else tp
         if origin in _REQUIRED or origin in _NOT_REQUIRED:
             return origin[self.rebuild(args[0])]
         if origin is typing.Annotated or origin is typing_extensions.Annotated:
@@ -65,11 +72,13 @@ class _Strict:
         if origin is Literal:
             return tp
         if origin is Union or origin is types.UnionType:
-            return Union[tuple(self.rebuild(a) for a in args)]  # noqa: UP007
-        if origin in _SEQUENCES or getattr(origin, "__name__", None) == "SequenceNotStr":
-            return list[self.rebuild(args[0])]  # type: ignore[misc]
-        if origin is list:
-            return list[self.rebuild(args[0])]  # type: ignore[misc]
+            members = [m for m in (self.rebuild(a) for a in args) if m is not None]
+            return Union[tuple(members)] if members else None  # noqa: UP007
+        if origin in _SEQUENCES or origin is list or (
+            getattr(origin, "__name__", None) == "SequenceNotStr"
+        ):
+            item = self.rebuild(args[0])
+            return None if item is None else list[item]  # type: ignore[valid-type]
         if origin is dict:
             return dict[self.rebuild(args[0]), self.rebuild(args[1])]  # type: ignore[misc]
         return tp
@@ -117,19 +126,28 @@ def _totals(td: type) -> dict[str, bool]:
     return out
 
 
-@functools.cache
-def _adapter(format: str) -> TypeAdapter[Any]:
+def sdk_type(format: str) -> Any:
+    """The SDK's TypedDict of a streaming request body of ``format``."""
     from anthropic.types.message_create_params import MessageCreateParamsStreaming
     from openai.types.chat.completion_create_params import CompletionCreateParamsStreaming
     from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
 
-    root = {
+    return {
         "chat": CompletionCreateParamsStreaming,
         "responses": ResponseCreateParamsStreaming,
         "messages": MessageCreateParamsStreaming,
     }[format]
+
+
+def strict_type(format: str, json_value: Any = object) -> Any:
+    """The SDK's body type rebuilt strict (see the module docstring)."""
+    return _Strict(json_value).rebuild(sdk_type(format))
+
+
+@functools.cache
+def _adapter(format: str) -> TypeAdapter[Any]:
     strict = _Strict()
-    built = strict.rebuild(root)
+    built = strict.rebuild(sdk_type(format))
     adapter: TypeAdapter[Any] = TypeAdapter(built)
     adapter.rebuild(_types_namespace=strict.namespace)
     return adapter
