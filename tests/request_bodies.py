@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 from sdk_oracle import strict_type
 
-__all__ = ["JSONValue", "aside", "bodies", "json_values"]
+__all__ = ["CALL_IDS", "JSONValue", "aside", "bodies", "conversation_bodies", "json_values"]
 
 
 class JSONValue:
@@ -95,3 +95,72 @@ def aside(format: str, body: dict[str, Any]) -> dict[str, Any]:
     rule = _FORMAT_RULES.get(format)
     return rule(body) if rule else body
 
+
+
+# -- bodies that stress what translation carries --------------------------------------------
+#
+# Drawn from the SDK types as a whole, a Responses body rarely holds a function call: its
+# input is a union of 35 kinds of item. These draw the input from the items a conversation
+# is made of, and take tool call ids from a small pool so that calls and results pair up.
+
+#: The ids tool calls and results are given, so that they answer each other.
+CALL_IDS = ("call_1", "call_2", "toolu_3")
+
+
+def _item_types(format: str) -> list[Any]:
+    from anthropic.types import MessageParam
+    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.responses import (
+        EasyInputMessageParam,
+        ResponseCustomToolCallOutputParam,
+        ResponseCustomToolCallParam,
+        ResponseFunctionToolCallParam,
+        ResponseOutputMessageParam,
+        ResponseReasoningItemParam,
+    )
+    from openai.types.responses.response_input_param import FunctionCallOutput
+
+    if format == "responses":
+        return [EasyInputMessageParam, ResponseOutputMessageParam, ResponseFunctionToolCallParam,
+                FunctionCallOutput, ResponseReasoningItemParam, ResponseCustomToolCallParam,
+                ResponseCustomToolCallOutputParam]
+    return [ChatCompletionMessageParam if format == "chat" else MessageParam]
+
+
+@functools.cache
+def _items(format: str) -> st.SearchStrategy[Any]:
+    from sdk_oracle import _Strict
+
+    strict = _Strict(JSONValue)
+    return st.one_of([st.from_type(strict.rebuild(t)) for t in _item_types(format)])
+
+
+_ID_KEYS = ("call_id", "tool_call_id", "tool_use_id")
+
+
+def _pair_ids(value: Any, draw: Any) -> None:
+    """Give every tool call and result in ``value`` an id from :data:`CALL_IDS`."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in _ID_KEYS:
+                if type(node.get(key)) is str:
+                    node[key] = draw(st.sampled_from(CALL_IDS))
+            if type(node.get("id")) is str and (
+                node.get("type") == "tool_use" or "function" in node or "custom" in node
+            ):
+                node["id"] = draw(st.sampled_from(CALL_IDS))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+@st.composite
+def conversation_bodies(draw: Any, format: str) -> dict[str, Any]:
+    """A body of ``format`` whose messages are tool loops: calls, results, reasoning, images."""
+    body = draw(bodies(format))
+    items = draw(st.lists(_items(format), max_size=8))
+    body["input" if format == "responses" else "messages"] = items
+    _pair_ids(items, draw)
+    return body

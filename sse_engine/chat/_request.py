@@ -215,14 +215,31 @@ def _tool(raw: Any, path: str) -> Tool | Native:
             )
     elif kind == "custom" and tool.keys() == {"type", "custom"} and isinstance(inner, Mapping):
         where = at(path, "custom")
-        if inner.keys() <= {"name", "description", "format"}:
+        custom = _custom_format(inner.get("format", {}))
+        if inner.keys() <= {"name", "description", "format"} and custom is not None:
             return Tool(
                 need_str(field(inner, "name", where), at(where, "name")),
                 opt_str(inner, "description", where),
-                custom=need_dict(inner.get("format", {}), at(where, "format")),
+                custom=custom,
                 format=NAME,
             )
     return Native(NAME, tool)
+
+
+def _custom_format(value: Any) -> Mapping[str, Any] | None:
+    """A custom tool's input format in the neutral (flat) shape, None when it is not one.
+
+    Chat nests a grammar (``{"type": "grammar", "grammar": {"definition", "syntax"}}``);
+    the neutral shape is Responses' flat one (``{"type": "grammar", "definition", "syntax"}``).
+    """
+    if value == {} or value == {"type": "text"}:
+        return value  # type: ignore[no-any-return]
+    if isinstance(value, Mapping) and value.keys() == {"type", "grammar"} and (
+        value["type"] == "grammar" and isinstance(value["grammar"], Mapping)
+        and "type" not in value["grammar"]
+    ):
+        return {"type": "grammar", **value["grammar"]}
+    return None
 
 
 def _tool_choice(value: Any, settings: Settings, tools: list[Tool | Native]) -> bool:

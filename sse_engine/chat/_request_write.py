@@ -50,12 +50,15 @@ def _image_part(image: Image, owner: str | None, path: str, out: Writer) -> dict
 def _texts(
     pieces: list[Any], owner: str | None, path: str, out: Writer, plain: bool
 ) -> str | list[dict[str, Any]]:
-    """Content that may only be text (system, developer, tool): other pieces are named."""
+    """Content that may only be text (system, developer, tool): other pieces are named.
+
+    ``path`` is the list's (each piece's is ``path[j]``).
+    """
     if plain and len(pieces) == 1 and isinstance(pieces[0], Text) and not pieces[0].extra:
         return pieces[0].text
     parts: list[dict[str, Any]] = []
     for j, piece in enumerate(pieces):
-        where = f"{path}.content[{j}]"
+        where = f"{path}[{j}]"
         if isinstance(piece, Text):
             parts.append(_text_part(piece, owner, where, out))
         elif isinstance(piece, Native) and piece.format == NAME:
@@ -88,8 +91,10 @@ def _user(message: Message, path: str, out: Writer) -> list[dict[str, Any]]:
             out.drop(where)
     if whole and not parts:
         return messages + whole
-    if not others and messages:
-        out.extra(None, message.extra, path)  # tool messages have no place for them
+    if (not others and messages) or (others and not parts):
+        # Only tool messages (they have no place for the message's fields), or nothing
+        # of the rest could be carried (each piece is named already).
+        out.extra(None, message.extra, path)
     else:
         content: Any = parts
         if message.plain and len(parts) == 1 and parts[0].keys() == {"type", "text"}:
@@ -102,7 +107,7 @@ def _user(message: Message, path: str, out: Writer) -> list[dict[str, Any]]:
 def _tool_message(result: ToolResult, owner: str | None, path: str, out: Writer) -> dict[str, Any]:
     content: Any = result.content
     if not isinstance(content, str):
-        content = _texts(content, owner, path, out, plain=False)
+        content = _texts(content, owner, f"{path}.content", out, plain=False)
     if result.is_error:
         out.drop(f"{path}.is_error")
     message = {"role": "tool", "tool_call_id": result.call_id, "content": content}
@@ -125,7 +130,7 @@ def _call(call: ToolCall, owner: str | None, path: str, out: Writer) -> dict[str
     return {"id": call.id, "type": "function", "function": function, **extra}
 
 
-def _assistant(message: Message, path: str, out: Writer) -> dict[str, Any]:
+def _assistant(message: Message, path: str, out: Writer) -> dict[str, Any] | None:
     owner = message.format
     said = [p for p in message.content if isinstance(p, Text | Refusal)]
     texts = [p for p in said if isinstance(p, Text)]
@@ -159,14 +164,17 @@ def _assistant(message: Message, path: str, out: Writer) -> dict[str, Any]:
             parts.append(piece.value)
         else:
             out.drop(where)
+    if message.id is not None and owner != NAME:
+        out.drop(f"{path}.id")
+    if message.content and not (parts or calls or details or len(body) > 1):
+        out.extra(None, message.extra, path)  # nothing of it could be carried: no message
+        return None
     if not plain:
         body["content"] = parts
     if calls:
         body["tool_calls"] = calls
     if details:
         body["reasoning_details"] = details
-    if message.id is not None and owner != NAME:
-        out.drop(f"{path}.id")
     return {**body, **out.extra(owner, message.extra, path)}
 
 
@@ -183,11 +191,19 @@ def _messages(conversation: Conversation, out: Writer) -> list[dict[str, Any]]:
         if message.role == "user":
             messages.extend(_user(message, path, out))
         elif message.role == "assistant":
-            messages.append(_assistant(message, path, out))
+            assistant = _assistant(message, path, out)
+            if assistant is not None:
+                messages.append(assistant)
         else:
-            content = _texts(message.content, message.format, path, out, message.plain)
+            content = _texts(
+                message.content, message.format, f"{path}.content", out, message.plain
+            )
+            extra = out.extra(message.format, message.extra, path)
+            if message.content and content == []:
+                out.extra(None, extra, path)  # nothing of it could be carried: no message
+                continue
             body = {"role": message.role, "content": content}
-            messages.append({**body, **out.extra(message.format, message.extra, path)})
+            messages.append({**body, **extra})
     return messages
 
 
@@ -202,7 +218,10 @@ def _tool(tool: Tool | Native, path: str, out: Writer) -> dict[str, Any] | None:
         inner["description"] = tool.description
     extra = out.extra(tool.format, tool.extra, path)
     if tool.custom is not None:
-        if tool.custom:
+        if tool.custom.get("type") == "grammar":  # nested in Chat (see _request._custom_format)
+            grammar = {key: value for key, value in tool.custom.items() if key != "type"}
+            inner["format"] = {"type": "grammar", "grammar": grammar}
+        elif tool.custom:
             inner["format"] = tool.custom
         if tool.input_schema is not None or tool.strict is not None:
             out.drop(f"{path}.input_schema")

@@ -25,9 +25,9 @@ class Tool:
     ``input_schema`` is the JSON schema of its input (None: the format's
     "no parameters"), ``strict`` asks the provider to hold the model to it
     (None: not said). ``custom`` marks an OpenAI custom tool, whose input is
-    plain text rather than JSON: its input ``format`` as OpenAI writes it
-    (``{"type": "text"}`` or a grammar; ``{}`` when not given), None for a
-    function tool. ``format`` and ``extra``: the wire format the definition
+    plain text rather than JSON: its input ``format`` (``{"type": "text"}``,
+    or ``{"type": "grammar", "definition": ..., "syntax": ...}``; ``{}`` when
+    not given), None for a function tool. ``format`` and ``extra``: the wire format the definition
     was read in and its fields no neutral one holds (``cache_control``,
     ``defer_loading``, ...), as for a :class:`~sse_engine.conversation.Message`.
     A tool the provider defines itself (web search, code execution, MCP,

@@ -9,7 +9,9 @@ results; any other block (a document, a server tool's use or result) is
 ``output_config.effort`` are the reasoning, ``output_config.format`` the
 response format, ``metadata.user_id`` the user, ``tool_choice``'s
 ``disable_parallel_tool_use`` the parallel setting; the rest is kept in
-``settings.extra["messages"]``.
+``settings.extra["messages"]``, the sampling parameters too: the anthropic
+SDK's request types have none (the newest Claude models take none), so a
+body's ``temperature`` is its own, not a neutral setting.
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ from sse_engine.conversation import (
     need_list,
     need_str,
     opt_int,
-    opt_number,
     opt_str,
 )
 from sse_engine.messages._request_write import NAME, write_body
@@ -235,8 +236,6 @@ def _settings(body: Mapping[str, Any]) -> Settings:
             continue
         if key == "max_tokens":
             settings.max_tokens = opt_int(body, key, "")
-        elif key in ("temperature", "top_p"):
-            setattr(settings, key, opt_number(body, key, ""))
         elif key == "stop_sequences" and type(value) is list and all(
             type(s) is str for s in value
         ):
@@ -259,8 +258,7 @@ def _settings(body: Mapping[str, Any]) -> Settings:
 
 
 _NEUTRAL: Final = frozenset(
-    {"max_tokens", "temperature", "top_p", "stop_sequences", "metadata", "tool_choice",
-     "thinking", "output_config"}
+    {"max_tokens", "stop_sequences", "metadata", "tool_choice", "thinking", "output_config"}
 )
 
 

@@ -8,7 +8,8 @@ made go back (a ``thinking`` block with its signature, a
 ``redacted_thinking`` block), in their place: before the ``tool_use`` they
 led to. What Anthropic has no place for is named in ``dropped``: another
 provider's reasoning, refusals, custom (plain-text) tools and their calls,
-image detail, OpenAI's metadata and JSON mode, response format names.
+image detail, OpenAI's metadata and JSON mode, response format names,
+sampling parameters (the anthropic SDK's request types have none).
 
 Anthropic requires ``max_tokens``: without one, the body asks for
 :data:`DEFAULT_MAX_TOKENS` (more than the thinking budget, when there is one).
@@ -116,12 +117,15 @@ def _reasoning(block: ReasoningBlock, owner: str | None, path: str, out: Writer)
 
 def _content(message: Message, path: str, out: Writer) -> list[Any]:
     owner = message.format
+    instructions = message.role in ("system", "developer")  # text only
     blocks: list[Any] = []
     for j, piece in enumerate(message.content):
         where = f"{path}.content[{j}]"
         written: Any = None
         if isinstance(piece, Text):
             written = _text(piece, owner, where, out)
+        elif instructions:
+            out.drop(where)
         elif isinstance(piece, Image):
             written = _image(piece, owner, where, out)
         elif isinstance(piece, ToolCall):
@@ -141,7 +145,9 @@ def _content(message: Message, path: str, out: Writer) -> list[Any]:
 
 def _message(message: Message, path: str, out: Writer) -> dict[str, Any] | None:
     blocks = _content(message, path, out)
+    extra = out.extra(message.format, message.extra, path)
     if not blocks and message.content:
+        out.extra(None, extra, path)  # no message to carry them
         return None  # nothing of it could be carried (each piece is named)
     content: Any = blocks
     if message.plain and len(blocks) == 1 and blocks[0].keys() == {"type", "text"} and (
@@ -152,7 +158,7 @@ def _message(message: Message, path: str, out: Writer) -> dict[str, Any] | None:
         out.drop(f"{path}.id")
     role = "system" if message.role == "developer" else message.role
     written = {"role": role, "content": content}
-    return {**written, **out.extra(message.format, message.extra, path)}
+    return {**written, **extra}
 
 
 def _system(conversation: Conversation, out: Writer) -> tuple[Any, int]:
@@ -172,8 +178,13 @@ def _system(conversation: Conversation, out: Writer) -> tuple[Any, int]:
     for message in conversation.messages:
         if message.role not in ("system", "developer") or message.format == NAME:
             break
-        blocks.extend(_content(message, f"messages[{taken}]", out))
-        out.extra(message.format, message.extra, f"messages[{taken}]")
+        path = f"messages[{taken}]"
+        for j, piece in enumerate(message.content):
+            if isinstance(piece, Text):
+                blocks.append(_text(piece, message.format, f"{path}.content[{j}]", out))
+            else:
+                out.drop(f"{path}.content[{j}]")  # a system prompt is text only
+        out.extra(None, message.extra, path)
         taken += 1
     if taken == 0 and (system is None or isinstance(system, str)):
         return system, 0
@@ -190,10 +201,9 @@ def _settings(conversation: Conversation, body: dict[str, Any], out: Writer) -> 
         body["max_tokens"] = settings.max_tokens
     else:
         body["max_tokens"] = DEFAULT_MAX_TOKENS + (budget or 0)
-    for name in ("temperature", "top_p"):
-        value = getattr(settings, name)
-        if value is not None:
-            body[name] = value
+    for name in ("temperature", "top_p"):  # the SDK's types have no sampling parameters
+        if getattr(settings, name) is not None:
+            out.drop(f"settings.{name}")
     stop = settings.stop
     if stop is not None:
         body["stop_sequences"] = [stop] if isinstance(stop, str) else stop

@@ -104,6 +104,9 @@ class _Items:
                 parts.append(piece.value)
             else:
                 out.drop(where)
+        if run and not parts:
+            out.extra(None, extra, path)  # nothing of it could be carried: no message item
+            return
         if output:
             item = {"type": "message", "id": item_id, "role": "assistant",
                     "status": extra.get("status", "completed"), "content": parts}
@@ -276,7 +279,7 @@ def _instructions(conversation: Conversation, out: Writer) -> str | None:
         return system
     for i, block in enumerate(system):
         out.extra(None, block.extra, f"system[{i}]")  # instructions are one plain string
-    return "\n\n".join(block.text for block in system)
+    return "\n\n".join(block.text for block in system) if system else None
 
 
 def write_body(conversation: Conversation, model: str | None, stream: bool) -> Rendered:

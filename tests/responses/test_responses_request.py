@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
-from request_bodies import aside, bodies
+from request_bodies import aside, bodies, conversation_bodies
 from sdk_oracle import validate
 
 from sse_engine import Conversation
@@ -22,6 +22,17 @@ ROUND_TRIP = settings(
 @ROUND_TRIP
 @given(bodies("responses"))
 def test_a_responses_body_round_trips_exactly(body: dict[str, Any]) -> None:
+    conversation = Conversation.from_body("responses", body)
+    rendered = conversation.to_body("responses", model=body.get("model"))
+    assert rendered.dropped == ()
+    assert aside("responses", rendered.body) == aside("responses", body)
+    validate("responses", rendered.body)
+
+
+@ROUND_TRIP
+@given(conversation_bodies("responses"))
+def test_a_responses_tool_loop_body_round_trips_exactly(body: dict[str, Any]) -> None:
+    # The input drawn from the items a conversation is made of (calls, outputs, reasoning).
     conversation = Conversation.from_body("responses", body)
     rendered = conversation.to_body("responses", model=body.get("model"))
     assert rendered.dropped == ()
