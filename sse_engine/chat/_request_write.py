@@ -78,7 +78,8 @@ def _user(message: Message, path: str, out: Writer) -> list[dict[str, Any]]:
     for j, piece in enumerate(message.content):
         where = f"{path}.content[{j}]"
         if isinstance(piece, ToolResult):
-            messages.append(_tool_message(piece, owner, where, out))
+            if not out.answers_lost_call(piece.call_id, where):
+                messages.append(_tool_message(piece, owner, where, out))
             continue
         others = True
         if isinstance(piece, Text):
@@ -118,10 +119,13 @@ def _call(call: ToolCall, owner: str | None, path: str, out: Writer) -> dict[str
     # A call of this format keeps its text as it was (even empty); another's is written.
     arguments = call.arguments if owner == NAME else call_arguments(call)
     if call.server or arguments is None:
-        out.drop(path)  # the server ran it: its result is the server's, not in the turn
+        # The server ran it (its result is the server's, not in the turn), or its input
+        # cannot be written as JSON text.
+        out.drop_call(call.id, path)
         return None
     if call.item_id is not None and owner != NAME:
         out.drop(f"{path}.item_id")
+    out.lost_calls.discard(call.id)  # a later call of the same id is carried
     extra = out.extra(owner, call.extra, path)
     if call.plain:
         custom = {"name": call.name, "input": arguments}

@@ -35,15 +35,30 @@ class Rendered:
 class Writer:
     """The target format's name and what it could not carry, for one body being written."""
 
-    __slots__ = ("dropped", "format")
+    __slots__ = ("dropped", "format", "lost_calls")
 
     def __init__(self, format: str) -> None:
         self.format = format
         self.dropped: list[str] = []
+        #: The ids of tool calls that could not be carried: their results go with them
+        #: (an API rejects a result that answers no call).
+        self.lost_calls: set[str] = set()
 
     def drop(self, path: str) -> None:
         """``path`` could not be carried."""
         self.dropped.append(path)
+
+    def drop_call(self, call_id: str, path: str) -> None:
+        """The tool call ``call_id`` at ``path`` could not be carried (nor can its result)."""
+        self.lost_calls.add(call_id)
+        self.dropped.append(path)
+
+    def answers_lost_call(self, call_id: str, path: str) -> bool:
+        """Whether a result for ``call_id`` answers a call that was not carried (then named)."""
+        if call_id in self.lost_calls:
+            self.dropped.append(path)
+            return True
+        return False
 
     def extra(self, owner: str | None, extra: Mapping[str, Any], path: str) -> Mapping[str, Any]:
         """``extra`` when its ``owner`` format is the target; else none, each field named."""

@@ -94,8 +94,9 @@ def _result(result: ToolResult, owner: str | None, path: str, out: Writer) -> di
 
 def _call(call: ToolCall, owner: str | None, path: str, out: Writer) -> dict[str, Any] | None:
     if call.server or call.plain:
-        out.drop(path)  # a server's own call (its result is not in the turn), a plain-text input
-        return None
+        out.drop_call(call.id, path)  # a server's own call (its result is not in the turn),
+        return None  # or a plain-text input
+    out.lost_calls.discard(call.id)  # a later call of the same id is carried
     value = call.input if owner == NAME else call_input(call)
     if not isinstance(value, dict) and owner != NAME:
         out.drop(f"{path}.arguments")  # not a JSON object: Anthropic takes objects only
@@ -131,7 +132,8 @@ def _content(message: Message, path: str, out: Writer) -> list[Any]:
         elif isinstance(piece, ToolCall):
             written = _call(piece, owner, where, out)
         elif isinstance(piece, ToolResult):
-            written = _result(piece, owner, where, out)
+            if not out.answers_lost_call(piece.call_id, where):
+                written = _result(piece, owner, where, out)
         elif isinstance(piece, ReasoningBlock):
             written = _reasoning(piece, owner, where, out)
         elif isinstance(piece, Native) and piece.format == NAME:

@@ -124,8 +124,9 @@ class _Items:
     def call(self, call: ToolCall, owner: str | None, path: str) -> None:
         arguments = call.arguments if owner == NAME else call_arguments(call)
         if call.server or arguments is None:
-            self.out.drop(path)
+            self.out.drop_call(call.id, path)
             return
+        self.out.lost_calls.discard(call.id)  # a later call of the same id is carried
         item: dict[str, Any] = {"call_id": call.id, "name": call.name}
         if call.plain:
             item = {"type": "custom_tool_call", **item, "input": arguments}
@@ -154,6 +155,8 @@ class _Items:
 
     def result(self, result: ToolResult, owner: str | None, path: str) -> None:
         out = self.out
+        if out.answers_lost_call(result.call_id, path):
+            return
         content: Any = result.content
         if not isinstance(content, str):
             content = []

@@ -9,6 +9,7 @@ named by path in ``dropped``. Nothing is lost silently.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from sdk_oracle import ORACLES, validate
 from sse_engine import Conversation
 
 PAIRS = [(source, target) for source in ORACLES for target in ORACLES if source != target]
-ACROSS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ACROSS = settings(max_examples=int(os.environ.get("CONVERSATION_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize(("source", "target"), PAIRS)
