@@ -1,6 +1,7 @@
 """The harness of the lane benchmarks: one lane end to end against its SDK, on the same bytes.
 
-A lane benchmark (``bench_chat``, ``bench_responses``, ``bench_messages``) is a
+A lane benchmark (``bench_chat``, ``bench_responses``, ``bench_messages``,
+``bench_gemini``) is a
 :class:`LaneBenchmark`: its corpora, the lane class, how to run the official
 SDK's streaming path and how to compare the two final objects. This module
 does the rest, the same way for every lane:
@@ -169,7 +170,7 @@ class LaneBenchmark:
         for corpus, (build, _) in self.corpora.items():
             data = build(settings.n_events)
             chunks = corpora.chunked(data, "ragged")
-            n_events = data.count(b"\n\n")
+            n_events = data.count(b"\n\n") + data.count(b"\r\n\r\n")  # LF or CRLF frames
             ours = {f"{OURS} ({name})": name for name in variants}
             contenders: list[Contender[Reads]] = [
                 (side, functools.partial(self.lane_final, loads=variants[name]),

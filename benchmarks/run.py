@@ -41,6 +41,7 @@ MODULES: list[str] = [
     "benchmarks.bench_chat",
     "benchmarks.bench_responses",
     "benchmarks.bench_messages",
+    "benchmarks.bench_gemini",
     "benchmarks.bench_parts",
     "benchmarks.bench_relay",
     "benchmarks.bench_memory",
@@ -78,10 +79,11 @@ What is measured:
   earlier revision, loaded from git, on the same reads in one process: the
   peer ratios move with the machine and the peers, this one only with us.
 - **Parser correctness**: the spec's corner cases through the parser and every peer.
-- **Lanes**: the Chat Completions, Responses and Messages lanes end to end (SSE
-  parsing, JSON, typed events, snapshot, final object) against the official
-  SDK's streaming helper on the same ragged reads, with stdlib `json` and with
-  `orjson`. Throughput and the ratio to the SDK; the target is at least 10\u00d7.
+- **Lanes**: the Chat Completions, Responses, Messages and Gemini lanes end to
+  end (SSE parsing, JSON, typed events, snapshot, final object) against the
+  official SDK's streaming path on the same ragged reads (google-genai's own
+  stream reading for Gemini), with stdlib `json` and with `orjson`. Throughput
+  and the ratio to the SDK; the target is at least 10\u00d7.
 - **Parts**: what a `PartStream` costs on top of its lane on the lanes'
   corpora (the target is at most 25%), and live tool input end to end: a
   Messages stream with a 1 MB `write_file` input, its partial value read

@@ -1,20 +1,22 @@
 """sse_engine: a pure-Python, sans-IO Server-Sent Events engine for LLM streaming APIs.
 
-Layers: :class:`SSEParser` (bytes to events, the WHATWG algorithm), three lanes
-(:class:`ChatCompletionsLane`, :class:`ResponsesLane`, :class:`MessagesLane`:
-events to typed events, a snapshot and an :class:`Outcome`), and thin edges
+Layers: :class:`SSEParser` (bytes to events, the WHATWG algorithm), four lanes
+(:class:`ChatCompletionsLane`, :class:`ResponsesLane`, :class:`MessagesLane`,
+:class:`GeminiLane`: events to typed events, a snapshot and an :class:`Outcome`;
+``FORMATS`` lists every wire format), and thin edges
 (:func:`iter_events` / :func:`aiter_events` with :class:`RetryPolicy` and
 :class:`Reconnecting`, :class:`Liveness`, the encoder).
-Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`
-and :mod:`sse_engine.messages`. Above the lanes, :class:`PartStream` reads any
-of them in one vocabulary of parts (:mod:`sse_engine.parts`, with
-:class:`PartialJSON` for tool input as it streams); the part
-:class:`TextDelta` exported here is that vocabulary's, not the Messages lane
-event of the same name (``sse_engine.messages.TextDelta``). :class:`Relay`
+Lane event classes live in :mod:`sse_engine.chat`, :mod:`sse_engine.responses`,
+:mod:`sse_engine.messages` and :mod:`sse_engine.gemini`. Above the lanes,
+:class:`PartStream` reads any of them in one vocabulary of parts
+(:mod:`sse_engine.parts`, with :class:`PartialJSON` for tool input as it
+streams); :class:`TextDelta` is that vocabulary's text part (the Messages
+lane's own text event is ``sse_engine.messages.TextBlockDelta``). :class:`Relay`
 (:mod:`sse_engine.relay`) writes those parts back as any lane's wire bytes:
 one API served as another, for gateways.
 """
 
+from sse_engine._detect import Detection, detect
 from sse_engine._encoder import encode_comment, encode_event, encode_json, encode_lane_events
 from sse_engine._errors import EventTooLarge, ProtocolError, SSEEngineError, UsageError
 from sse_engine._formats import FORMATS, WireFormat, register_format
@@ -49,6 +51,7 @@ from sse_engine.conversation import (
     ToolChoice,
     ToolResult,
 )
+from sse_engine.gemini import GeminiLane, GeminiSnapshot, encode_gemini_event
 from sse_engine.messages import MessagesLane, MessageSnapshot, encode_messages_event
 from sse_engine.partial_json import (
     JSONDelta,
@@ -60,6 +63,7 @@ from sse_engine.partial_json import (
 )
 from sse_engine.parts import (
     FINISH_REASONS,
+    Citation,
     Finish,
     FinishReason,
     MessageItemStart,
@@ -71,6 +75,7 @@ from sse_engine.parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -101,11 +106,15 @@ __all__ = [
     "FORMATS",
     "ChatCompletionSnapshot",
     "ChatCompletionsLane",
+    "Citation",
     "Comment",
     "Conversation",
+    "Detection",
     "EventTooLarge",
     "Finish",
     "FinishReason",
+    "GeminiLane",
+    "GeminiSnapshot",
     "Image",
     "InvalidRequest",
     "JSONDelta",
@@ -149,6 +158,7 @@ __all__ = [
     "SSEEngineError",
     "SSEParser",
     "ServerSentEvent",
+    "ServerToolResult",
     "Settings",
     "StreamEnd",
     "StreamError",
@@ -168,9 +178,11 @@ __all__ = [
     "UsageUpdate",
     "WireFormat",
     "aiter_events",
+    "detect",
     "encode_chat_event",
     "encode_comment",
     "encode_event",
+    "encode_gemini_event",
     "encode_json",
     "encode_lane_events",
     "encode_messages_event",

@@ -13,10 +13,6 @@ import email.utils
 import math
 from collections.abc import Iterable, Iterator, Mapping
 
-import attrs
-
-from sse_engine._outcome import StreamError
-
 __all__ = [
     "DROPPED_PARAMS_HEADER",
     "HeaderMap",
@@ -25,7 +21,6 @@ __all__ = [
     "is_event_stream",
     "request_id",
     "retry_after",
-    "with_headers",
 ]
 
 #: The MindsHub gateway names here the request parameters (tools) it removed.
@@ -76,6 +71,20 @@ def _first(headers: Mapping[str, str], name: str) -> str | None:
     if isinstance(headers, HeaderMap):
         return headers.first(name)
     return headers.get(name)
+
+
+def content_type(headers: Mapping[str, str] | Iterable[tuple[str, str]] | None) -> str | None:
+    """The media type of ``Content-Type`` (lower-cased, no parameters), or None.
+
+    What the lanes and the reconnect glue read to tell an event stream from an
+    error body. A header sent twice reads as its first value.
+    """
+    if headers is None:
+        return None
+    if not isinstance(headers, HeaderMap):
+        headers = HeaderMap(headers)
+    value = headers.first("content-type")
+    return None if value is None else value.split(";", 1)[0].strip().lower()
 
 
 def _seconds(text: str, scale: float) -> float | None:
@@ -135,19 +144,6 @@ def dropped_params(headers: Mapping[str, str]) -> list[str]:
     return [name for name in (part.strip() for part in value.split(",")) if name]
 
 
-def content_type(headers: Mapping[str, str] | Iterable[tuple[str, str]] | None) -> str | None:
-    """The media type of ``Content-Type`` (lower-cased, no parameters), or None.
-
-    A header sent twice reads as its first value.
-    """
-    if headers is None:
-        return None
-    if not isinstance(headers, HeaderMap):
-        headers = HeaderMap(headers)
-    value = headers.first("content-type")
-    return None if value is None else value.split(";", 1)[0].strip().lower()
-
-
 def is_event_stream(status: int, media_type: str | None) -> bool:
     """Whether a response of ``status`` and ``media_type`` is a stream (no type says so too).
 
@@ -155,17 +151,3 @@ def is_event_stream(status: int, media_type: str | None) -> bool:
     an error report instead.
     """
     return 200 <= status < 300 and media_type in (None, "text/event-stream")
-
-
-def with_headers(error: StreamError, headers: Mapping[str, str]) -> StreamError:
-    """``error`` with what the response's headers say: ``retry_after``, ``request_id``.
-
-    What the error carries itself wins; the same error when the headers add nothing.
-    """
-    wait = error.retry_after
-    if wait is None:
-        wait = retry_after(headers)
-    ident = error.request_id or request_id(headers)
-    if wait == error.retry_after and ident == error.request_id:
-        return error
-    return attrs.evolve(error, retry_after=wait, request_id=ident)

@@ -21,7 +21,6 @@ from sse_engine._headers import (
     DROPPED_PARAMS_HEADER,
     HeaderMap,
     dropped_params,
-    with_headers,
 )
 from sse_engine._json import describe, exception_text
 from sse_engine._lane_body import ErrorBody
@@ -36,7 +35,7 @@ from sse_engine._lane_events import (
 )
 from sse_engine._lane_reports import Reports
 from sse_engine._lane_shape import ShapeCheck
-from sse_engine._outcome import Outcome, StreamError
+from sse_engine._outcome import Outcome, StreamError, with_headers
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE, SSEParser
 from sse_engine._sse import Comment, ServerSentEvent
 
@@ -312,7 +311,8 @@ class Lane(Generic[E]):
         ``error`` is why, when the caller knows more than "the bytes ended" (the
         transport's exception, an expired deadline, a refused resume, as
         :func:`iter_events` passes them): a ``TRUNCATED`` end carries it instead
-        of the lane's own; any other outcome stands. Closing twice is harmless;
+        of the lane's own, and is not judged ``wrong_lane`` (a cut stream says
+        nothing of the lane); any other outcome stands. Closing twice is harmless;
         ``feed()`` after ``close()`` raises :class:`UsageError`.
         """
         state = self._state
@@ -345,6 +345,7 @@ class Lane(Generic[E]):
                 self._fail(exc, out)
             if error is not None and outcome is Outcome.TRUNCATED:
                 own = error
+                self._shape = None  # only a stream that ended can be judged wrong_lane
             self._end(outcome, own, out)
         return out
 

@@ -11,10 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import attrs
+
 from sse_engine._headers import content_type, is_event_stream
 from sse_engine._outcome import StreamError
 
-__all__ = ["ErrorBody"]
+__all__ = ["ErrorBody", "only_element"]
+
+
+def only_element(payload: Any) -> Mapping[str, Any] | None:
+    """The object a one-element JSON array holds (``[{"error": ...}]``), else None."""
+    if type(payload) is list and len(payload) == 1 and isinstance(payload[0], Mapping):
+        return payload[0]
+    return None
 
 
 class ErrorBody:
@@ -45,7 +54,9 @@ class ErrorBody:
     def error(self, loads: Callable[[str], Any]) -> StreamError:
         """The failure the body reports: its error envelope, or the body itself as the message.
 
-        A 2xx that is not an event stream and carries no error envelope is
+        The envelope may come alone or as the one element of a JSON array (Google
+        answers a streaming request that way); ``raw`` keeps the body as sent. A
+        2xx that is not an event stream and carries no error envelope is
         ``not_an_event_stream`` (not retryable: asking again gets the same).
         """
         text = self._bytes.decode("utf-8", "replace")
@@ -54,8 +65,11 @@ class ErrorBody:
         except (ValueError, TypeError, RecursionError):
             payload = None
         status = self.status
-        if isinstance(payload, Mapping) and ("error" in payload or payload.get("type") == "error"):
-            return StreamError.from_payload(payload, status=status)
+        envelope = payload if isinstance(payload, Mapping) else only_element(payload)
+        # "error": null (a response object, say) is no error envelope.
+        if envelope is not None and (envelope.get("error") or envelope.get("type") == "error"):
+            error = StreamError.from_payload(envelope, status=status)
+            return error if envelope is payload else attrs.evolve(error, raw=payload)
         if 200 <= status < 300:
             return StreamError(
                 message=f"expected text/event-stream, got {self.content_type}: {text[:200]}",

@@ -21,7 +21,7 @@ import attrs
 
 from sse_engine._headers import content_type, is_event_stream
 from sse_engine._lane import Headers, Lane, LaneEvent
-from sse_engine._liveness import Liveness, LivenessVerdict
+from sse_engine._liveness import DEFAULT_KEEPALIVE_ONLY_TIMEOUT, Liveness, LivenessVerdict
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._retry import RetryPolicy
 
@@ -30,8 +30,8 @@ __all__ = ["DEFAULT_MAX_RECONNECTS", "LaneLike", "Reconnecting"]
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
-#: How many reconnects the default :class:`RetryPolicy` allows one stream: its
-#: ``max_attempts`` (6) counts the first connection too.
+#: How many reconnects in a row without progress the default :class:`RetryPolicy`
+#: allows: its ``max_attempts`` (6) counts the connection that failed first too.
 DEFAULT_MAX_RECONNECTS = 5
 
 #: How much of a refused reconnect's body is read for its error (a JSON envelope).
@@ -47,10 +47,12 @@ class Reconnecting(LaneEvent):
 
     Yielded by :func:`iter_events` / :func:`aiter_events` (with ``reconnect``)
     before each attempt, then the glue waits ``delay`` seconds and calls
-    ``reconnect(plan)``. ``attempt`` counts the attempts made so far, the
-    first connection included (1 before the first reconnect), as
-    :meth:`RetryPolicy.delay` counts them; ``plan`` is the lane's resume plan
-    (a :class:`~sse_engine.responses.ResumePlan` for Responses).
+    ``reconnect(plan)``. ``attempt`` counts the attempts in a row that
+    brought no new event, the connection that failed first included (1
+    before the first reconnect, and again after a connection that moved the
+    stream on), as :meth:`RetryPolicy.delay` counts them; ``plan`` is the
+    lane's resume plan (a :class:`~sse_engine.responses.ResumePlan` for
+    Responses).
     """
 
     attempt: int
@@ -110,13 +112,12 @@ class Drop:
     refused: bool = False
 
 
-def _truncation(exc: BaseException | None) -> StreamError:
-    cause = "the bytes ended" if exc is None else f"{type(exc).__name__}: {exc}"
-    return StreamError(
-        message=f"the connection dropped before the outcome was known ({cause})",
-        code="stream_truncated",
-        retryable=True,
-    )
+#: The error of a connection whose bytes simply ended before the outcome was known.
+_ENDED = StreamError(
+    message="the connection dropped before the outcome was known (the bytes ended)",
+    code="stream_truncated",
+    retryable=True,
+)
 
 
 def split_answer(opened: Any) -> tuple[Any, int | None, Headers | None]:
@@ -173,11 +174,19 @@ class Driver(Generic[T]):
     """The decisions iter_events and aiter_events share; no I/O, no waiting.
 
     One instance per stream. ``feed`` handles a chunk, ``expired`` checks the
-    budgets at a chunk's arrival, ``dropped`` and ``next_attempt`` decide what a
-    dropped connection leads to (a reconnect after a wait, or the end),
-    ``refusal`` reads a refused reconnect's answer, ``resumed``
+    budgets at a chunk's arrival (``quiet`` the default keepalive-only cap
+    when no :class:`Liveness` was given), ``dropped`` and ``next_attempt``
+    decide what a dropped connection leads to (a reconnect after a wait, or
+    the end), ``refusal`` reads a refused reconnect's answer, ``resumed``
     prepares the lane for a new connection and ``finish`` closes the lane with
     the error that says why it ended.
+
+    ``attempts`` counts the consecutive attempts without progress: a
+    connection that brought events the stream had not had yet (further than
+    any connection before it got, for a replay from the start) sets it back
+    to 1, so a long stream cut many times is resumed as long as each
+    connection moves it on, while one that keeps failing at the same place
+    stops after the policy's ``max_attempts``.
     """
 
     def __init__(
@@ -195,13 +204,22 @@ class Driver(Generic[T]):
         self.lane = lane
         self.can_reconnect = can_reconnect
         self.policy = policy if policy is not None else RetryPolicy()
-        #: Connections tried so far, the first one included (RetryPolicy's ``attempt``).
+        #: Attempts since the last progress, the current one included (RetryPolicy's ``attempt``).
         self.attempts = 1
         self.liveness = liveness
         self.clock: Clock = clock if clock is not None else time.monotonic
         self.retry_ms: int | None = None
         if liveness is not None and liveness.started_at is None:
             liveness.start(self.clock())
+        #: Without a Liveness, the documented cap on a keepalive-only stretch still applies.
+        self.cap = DEFAULT_KEEPALIVE_ONLY_TIMEOUT if liveness is None else None
+        self._quiet_since: float | None = None  # the first event-less chunk of this stretch
+        self._quiet_mark = -1  # the connection's event count when that stretch began
+        # Progress: events of the current run (reset by a replay from the start),
+        # and the most any run reached.
+        self._run_events = 0
+        self._best = 0
+        self._plan: Any = None
 
     # -- per chunk ---------------------------------------------------------------
 
@@ -225,6 +243,26 @@ class Driver(Generic[T]):
                 liveness.on_bytes(now)
         return events
 
+    def quiet(self, produced: int) -> LivenessVerdict | None:
+        """A chunk brought no event: has the default keepalive-only cap run out?
+
+        Only without a :class:`Liveness` (``cap`` set), and only for chunks
+        without events, so a stream that has events pays nothing. ``produced``
+        is the connection's event count so far: when it moved since the last
+        quiet chunk, an event came in between and the stretch starts again
+        here. The cap is thus measured from the first event-less chunk after
+        the last event (a keepalive comes within 15 s of it).
+        """
+        cap = self.cap
+        if cap is None:
+            return None
+        now = self.clock()
+        since = self._quiet_since
+        if since is None or produced != self._quiet_mark:
+            self._quiet_since, self._quiet_mark = now, produced
+            return None
+        return LivenessVerdict.KEEPALIVE_ONLY_TIMEOUT if now - since >= cap else None
+
     def read_timeout(self) -> tuple[float | None, float]:
         """How long the next read may block, and the clock time when that runs out."""
         liveness = self.liveness
@@ -246,12 +284,19 @@ class Driver(Generic[T]):
 
     # -- when a connection ends ----------------------------------------------------
 
-    def dropped(self, exc: BaseException | None, verdict: LivenessVerdict | None) -> Drop | None:
+    def dropped(
+        self, exc: BaseException | None, verdict: LivenessVerdict | None, produced: int
+    ) -> Drop | None:
         """The connection ended (``exc`` None: the bytes simply ended).
 
-        Returns None when the outcome is already known (nothing was lost: a
-        late exception is not re-raised), else the drop to handle.
+        ``produced`` is how many items the connection's bytes gave. Returns
+        None when the outcome is already known (nothing was lost: a late
+        exception is not re-raised), else the drop to handle.
         """
+        self._run_events += produced
+        if self._run_events > self._best:  # progress: count the failures from here
+            self._best = self._run_events
+            self.attempts = 1
         if self.lane.outcome is not None:
             return None
         if verdict is None and exc is not None and self.liveness is not None:
@@ -262,9 +307,9 @@ class Driver(Generic[T]):
         retry = self.lane.retry
         if retry is not None:
             self.retry_ms = retry
-        if verdict is not None and self.liveness is not None:
-            return Drop(self.liveness.error(verdict, self.clock()), exc, verdict)
-        return Drop(_truncation(exc), exc)
+        if verdict is not None:
+            return Drop(self._expiry(verdict), exc, verdict)
+        return self.failed(exc) if exc is not None else Drop(_ENDED)
 
     def next_attempt(self, drop: Drop) -> tuple[Any, float] | None:
         """``(plan, delay)`` when this drop is to be reconnected after ``delay`` s, else None.
@@ -284,29 +329,62 @@ class Driver(Generic[T]):
         if delay is None:
             return None
         if drop.error.retry_after is None and self.retry_ms is not None:
-            delay = policy.retry_field_delay(self.retry_ms)
+            delay = policy.retry_field_delay(self.retry_ms, self.attempts)
         return plan, delay
 
     def attempting(self, plan: Any, delay: float) -> Reconnecting:
         """The event announcing the next attempt; the attempt is counted from here."""
         event = Reconnecting(self.attempts, delay, plan)
         self.attempts += 1
+        self._plan = plan
         return event
 
     def failed(self, exc: BaseException) -> Drop:
-        """``reconnect`` raised: a failed attempt, judged like a dropped connection."""
-        return Drop(_truncation(exc), exc)
+        """The transport, or ``reconnect``, raised ``exc``: judge it.
+
+        An exception that carries an HTTP answer (``raise_for_status()`` in
+        ``reconnect``) is that answer, a refusal judged by its status like
+        one returned as ``(status, headers, chunks)``: a 404 ends the stream
+        at once, and it is not re-raised. Any other exception is a transport
+        failure (retryable), re-raised when the stream ends on it.
+        """
+        error = StreamError.from_exception(exc)
+        if error.status is not None:
+            return Drop(error, refused=True)
+        return Drop(error, exc)
 
     def refusal(self, status: int, headers: Headers | None) -> Refusal:
         """What reads a refused answer's body (see :class:`Refusal`)."""
         return Refusal(status, headers, getattr(self.lane, "json_loads", json.loads))
 
     def resumed(self) -> Sequence[T]:
-        """A new connection is open: prepare the lane (and the clocks) for its bytes."""
+        """A new connection is open: prepare the lane (and the clocks) for its bytes.
+
+        After a replay from the start, progress is counted again from 0: the
+        replay moves the stream on only once it gets further than before.
+        """
         events = self.lane.resume()
+        if getattr(self._plan, "full_replay", False):
+            self._run_events = 0
+        self._quiet_since = None
         if self.liveness is not None:
             self.liveness.start(self.clock())
         return events
+
+    def _expiry(self, verdict: LivenessVerdict) -> StreamError:
+        """The error of an expired budget: the Liveness's, or the default keepalive-only cap's."""
+        now = self.clock()
+        if self.liveness is not None:
+            return self.liveness.error(verdict, now)
+        waited = now - (self._quiet_since if self._quiet_since is not None else now)
+        return StreamError(
+            message=(
+                f"no event for {waited:.3g} s, only keepalives: the stream is stalled "
+                f"(the default cap without a Liveness: {self.cap:.0f} s)"
+            ),
+            code=verdict.value,
+            retryable=True,
+        )
 
     def finish(self, drop: Drop | None) -> Sequence[T]:
         """Close the lane; a truncation caused by ``drop`` says why in its error.
@@ -318,10 +396,8 @@ class Driver(Generic[T]):
         """
         error: StreamError | None = None
         if drop is not None:
-            if drop.refused:
-                error = drop.error
-            elif drop.verdict is not None and self.liveness is not None:
-                error = self.liveness.error(drop.verdict, self.clock())
-            elif drop.exc is not None:
+            if drop.verdict is not None and not drop.refused:
+                error = self._expiry(drop.verdict)  # measured now, not when it was found
+            elif drop.refused or drop.exc is not None:
                 error = drop.error
         return self.lane.close(error=error)

@@ -68,8 +68,9 @@ class RetryPolicy:
         ``max_attempts``, when ``error.retryable`` is False, or when the server
         asked for a longer wait than ``max_delay`` (``error.retry_after``:
         retrying sooner than asked fails again). Otherwise the server's
-        ``retry_after`` when it gave one, else :meth:`backoff`. The answer is
-        always a finite number between 0 and ``max_delay``.
+        ``retry_after`` when it gave one (see :meth:`server_wait`: after the
+        first attempt, never less than the backoff), else :meth:`backoff`.
+        The answer is always a finite number between 0 and ``max_delay``.
         """
         if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
             raise ValueError(f"attempt counts the attempts made so far (>= 1), got {attempt!r}")
@@ -77,8 +78,21 @@ class RetryPolicy:
             return None
         asked = error.retry_after
         if asked is not None and asked >= 0:  # NaN and negative values say nothing
-            return float(asked) if asked <= self.max_delay else None
+            return self.server_wait(asked, attempt) if asked <= self.max_delay else None
         return self.backoff(attempt)
+
+    def server_wait(self, asked: float, attempt: int) -> float:
+        """The wait for a server that asked for ``asked`` seconds, after ``attempt`` attempts.
+
+        A server's wait is a minimum ("not before"), so the first attempt
+        waits exactly that, and a repeated failure waits at least the
+        :meth:`backoff` too: ``Retry-After: 0``, a ``Retry-After`` date already
+        past (both read as 0 s: "now") or ``retry: 0`` is honoured once, then
+        the attempts back off instead of coming back at once, again and again.
+        At most ``max_delay``.
+        """
+        wait = min(float(asked), self.max_delay)
+        return wait if attempt <= 1 else max(wait, self.backoff(attempt))
 
     def backoff(self, attempt: int) -> float:
         """The wait after ``attempt`` failed attempts when the server named none.
@@ -93,13 +107,15 @@ class RetryPolicy:
             share = 0.0
         return ceiling * (1.0 - share / 2.0)
 
-    def retry_field_delay(self, retry_ms: int) -> float:
+    def retry_field_delay(self, retry_ms: int, attempt: int = 1) -> float:
         """Seconds to wait for a stream's ``retry:`` field (ms, any size), at most ``max_delay``.
 
         A ``retry:`` value can have hundreds of digits: it is compared as an
         integer and converted only once it is known to be small, so it never
-        overflows a float.
+        overflows a float. After ``attempt`` attempts it is a server's wait
+        like ``Retry-After`` (:meth:`server_wait`): from the second attempt
+        on, never less than the backoff.
         """
         if retry_ms > self.max_delay * 1000.0:
-            return float(self.max_delay)
-        return max(retry_ms, 0) / 1000.0
+            return self.server_wait(self.max_delay, attempt)
+        return self.server_wait(max(retry_ms, 0) / 1000.0, attempt)

@@ -7,22 +7,28 @@ are typed by it: ``iter_events(ChatCompletionsLane(), chunks)`` yields
 ``ChatEvent | Reconnecting``, ``iter_events(PartStream(lane), chunks)`` yields
 ``Part | Reconnecting``. Around that core they add, each only when asked for:
 
-- **Transport failures.** An exception raised by the chunk iterator ends the
-  lane (``lane.close()``, normally ``TRUNCATED``), the final events (the
-  ``StreamEnd``) are yielded, then the exception is re-raised so the caller
-  sees the cause: the ``StreamEnd``'s error names the exception (the glue
-  passes it to ``close(error=...)``). An exception after the outcome was
-  already known (a server that resets the connection after its terminal
-  event) is not re-raised: the stream is complete.
+- **Transport failures.** An exception raised by the chunk iterator (or by
+  ``iter(chunks)`` itself) ends the lane (``lane.close()``, normally
+  ``TRUNCATED``), the final events (the ``StreamEnd``) are yielded, then the
+  exception is re-raised so the caller sees the cause: the ``StreamEnd``'s
+  error names the exception (the glue passes it to ``close(error=...)``). An
+  exception after the outcome was already known (a server that resets the
+  connection after its terminal event) is not re-raised: the stream is
+  complete. Whatever the glue leaves on (a cancelled task, an interrupted
+  wait), the lane has a verdict; only a consumer that stops early leaves it
+  open.
 - **Resume** (``reconnect=``): on a dropped connection (a transport exception,
   an idle timeout, or bytes that end before the outcome is known) the loop
   asks the lane for its resume plan and the :class:`RetryPolicy` (``retry=``)
   for a wait, yields :class:`Reconnecting`, sleeps (the injectable ``sleep``),
   calls ``reconnect(plan)`` for the new connection, calls ``lane.resume()``
-  and goes on. A reconnect answered with an error status ends the stream at
-  once when the policy says it is not worth retrying (a refused resume: 404),
-  with that answer's error. Lanes that cannot resume (``resume_plan()`` is
-  None) end as without ``reconnect``. The decisions live in ``_reconnect.py``.
+  and goes on. A reconnect answered with an error status, a redirect or a
+  body that is not an event stream (or that raised the client's HTTP error:
+  ``raise_for_status()``) ends the stream at once when the policy says it is
+  not worth retrying (a refused resume: 404), with that answer's error. The
+  attempts count the failures in a row without progress. Lanes that cannot
+  resume (``resume_plan()`` is None) end as without ``reconnect``. The
+  decisions live in ``_reconnect.py``.
 - **Liveness** (``liveness=`` and/or ``clock=``): a :class:`Liveness` is told
   about every chunk (bytes) and every chunk that produced lane events
   (events). A sync iterator can only be checked between chunks, so the
@@ -31,6 +37,10 @@ are typed by it: ``iter_events(ChatCompletionsLane(), chunks)`` yields
   :func:`aiter_events` bounds each read itself under asyncio and trio. An
   expired budget ends the stream as ``TRUNCATED`` with a ``StreamError`` whose
   ``code`` is the verdict (``idle_timeout`` or ``keepalive_only_timeout``).
+  Without either, the documented cap still holds: chunks without an event for
+  :data:`DEFAULT_KEEPALIVE_ONLY_TIMEOUT` (30 minutes, counted from the first
+  such chunk after an event) end the stream with ``keepalive_only_timeout``;
+  ``Liveness(idle_timeout=None, keepalive_only_timeout=None)`` switches it off.
 
 The lane's own exceptions (``ProtocolError``, including ``EventTooLarge``)
 propagate after the events decoded before them have been yielded; the lane is
@@ -59,6 +69,7 @@ from typing import Any, TypeVar
 from sse_engine._errors import ProtocolError
 from sse_engine._lane import Headers
 from sse_engine._liveness import Liveness, LivenessVerdict
+from sse_engine._outcome import StreamError
 from sse_engine._reconnect import (
     DEFAULT_MAX_RECONNECTS,
     Clock,
@@ -112,29 +123,39 @@ def iter_events(
     is a failed attempt. ``retry`` (a :class:`RetryPolicy`, default
     ``RetryPolicy()``: 5 reconnects) decides each wait: the answer's
     ``retry_after``, else the stream's ``retry:`` capped at its
-    ``max_delay``, else exponential backoff with jitter. A
-    :class:`Reconnecting` event is yielded before each wait, and ``sleep``
-    waits (inject one in tests).
+    ``max_delay``, else exponential backoff with jitter (a server's wait is
+    honoured exactly once; a failure after that waits at least the backoff).
+    The attempts count the failures in a row: a connection that brought new
+    events starts the count again. A :class:`Reconnecting` event is yielded
+    before each wait, and ``sleep`` waits (inject one in tests).
 
     With ``liveness`` (or ``clock``), budgets are checked at each chunk's
     arrival: a chunk that arrives after one ran out is not fed. A silent sync
     read can only be bounded by the transport: give it a read timeout of
     ``liveness.idle_timeout`` (or ``next_deadline()`` before each read); when
     that timeout fires, the stream ends with the ``idle_timeout`` code and
-    the transport's exception is re-raised.
+    the transport's exception is re-raised. Without ``liveness`` and
+    ``clock``, a stretch of chunks without an event (keepalives) is still
+    capped at :data:`DEFAULT_KEEPALIVE_ONLY_TIMEOUT`.
     """
     driver = Driver(lane, reconnect is not None, retry, liveness, clock)
-    return _iter(driver, iter(chunks), reconnect, sleep)
+    return _iter(driver, chunks, reconnect, sleep)
 
 
 def _iter(
     driver: Driver[T],
-    source: Iterator[bytes],
+    chunks: Iterable[bytes],
     reconnect: Reconnect | None,
     sleep: Callable[[float], object],
 ) -> Generator[T | Reconnecting, None, None]:
     lane = driver.lane
     watch = driver.liveness is not None
+    capped = driver.cap is not None
+    try:
+        source = iter(chunks)
+    except Exception as error:  # an iterable that cannot even open failed like a read
+        source = _raising(error)
+    produced = 0  # items the current connection gave
     try:
         while True:
             verdict: LivenessVerdict | None = None
@@ -154,10 +175,17 @@ def _iter(
                     except ProtocolError as error:
                         yield from error.events
                         raise
-                    yield from events
-                    continue
+                    if events:
+                        produced += len(events)
+                        yield from events
+                        continue
+                    if capped:
+                        verdict = driver.quiet(produced)
+                    if verdict is None:
+                        continue
             # The connection is over: resume it, or end the stream.
-            drop = driver.dropped(exc, verdict)
+            drop = driver.dropped(exc, verdict, produced)
+            produced = 0
             opened: Iterator[bytes] | None = None
             while drop is not None and (step := driver.next_attempt(drop)) is not None:
                 plan, delay = step
@@ -185,8 +213,32 @@ def _iter(
             if drop is not None and drop.exc is not None:
                 raise drop.exc
             return
+    except BaseException as error:
+        _close_on(driver, error)
+        raise
     finally:
         _close(source)
+
+
+def _raising(exc: BaseException) -> Iterator[bytes]:
+    """An iterator whose first read raises ``exc``."""
+    raise exc
+    yield b""  # pragma: no cover - makes this a generator
+
+
+def _close_on(driver: Driver[Any], error: BaseException) -> None:
+    """The glue is leaving on ``error``: a lane still without a verdict gets one.
+
+    Only what the loop did not already end (a cancelled task, an interrupted
+    sleep, a ``reconnect`` that raised a ``BaseException``): the lane closes
+    as ``TRUNCATED`` with ``error`` as the cause (its ``StreamEnd`` cannot be
+    yielded any more). A consumer that stops early (``GeneratorExit``)
+    leaves the lane as it is.
+    """
+    if isinstance(error, GeneratorExit) or driver.lane.outcome is not None:
+        return
+    with contextlib.suppress(Exception):  # the error being raised is the one to report
+        driver.lane.close(error=StreamError.from_exception(error))
 
 
 def _read_refusal(
@@ -232,11 +284,18 @@ async def aiter_events(
     ``liveness.next_deadline()`` under asyncio and trio, so a silent
     connection ends the stream (``idle_timeout`` or
     ``keepalive_only_timeout``) without any help from the transport; under
-    another event loop only the between-chunk checks apply.
+    another event loop only the between-chunk checks apply. Without either,
+    the default keepalive-only cap is checked between chunks, as in
+    :func:`iter_events`.
     """
     driver = Driver(lane, reconnect is not None, retry, liveness, clock)
-    source = aiter(chunks)
+    try:
+        source = aiter(chunks)
+    except Exception as error:  # an iterable that cannot even open failed like a read
+        source = _araising(error)
     bounded = _bounded_reader() if driver.liveness is not None else None
+    capped = driver.cap is not None
+    produced = 0  # items the current connection gave
     try:
         while True:
             verdict: LivenessVerdict | None = None
@@ -265,10 +324,17 @@ async def aiter_events(
                         for event in error.events:
                             yield event
                         raise
-                    for event in events:
-                        yield event
-                    continue
-            drop = driver.dropped(exc, verdict)
+                    if events:
+                        produced += len(events)
+                        for event in events:
+                            yield event
+                        continue
+                    if capped:
+                        verdict = driver.quiet(produced)
+                    if verdict is None:
+                        continue
+            drop = driver.dropped(exc, verdict, produced)
+            produced = 0
             reopened: AsyncIterator[bytes] | None = None
             while drop is not None and (step := driver.next_attempt(drop)) is not None:
                 plan, delay = step
@@ -301,8 +367,17 @@ async def aiter_events(
             if drop is not None and drop.exc is not None:
                 raise drop.exc
             return
+    except BaseException as error:
+        _close_on(driver, error)
+        raise
     finally:
         await _aclose(source)
+
+
+async def _araising(exc: BaseException) -> AsyncIterator[bytes]:
+    """An async iterator whose first read raises ``exc``."""
+    raise exc
+    yield b""  # pragma: no cover - makes this an async generator
 
 
 async def _aread_refusal(

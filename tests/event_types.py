@@ -17,12 +17,18 @@ from typing import Any
 import attrs
 
 from sse_engine.chat import ChatEvent
+from sse_engine.gemini import GeminiEvent
 from sse_engine.messages import MessagesEvent
 from sse_engine.responses import ResponsesEvent
 from sse_engine.responses._types import EVENT_TYPES
 
 #: Each lane's event union, by the lane's short name.
-UNIONS: dict[str, Any] = {"chat": ChatEvent, "responses": ResponsesEvent, "messages": MessagesEvent}
+UNIONS: dict[str, Any] = {
+    "chat": ChatEvent,
+    "responses": ResponsesEvent,
+    "messages": MessagesEvent,
+    "gemini": GeminiEvent,
+}
 
 
 @cache

@@ -4,7 +4,8 @@ It serves the bundled captures (``sse_engine/captures/*.sse``) the way the
 documented gateways do, with faults a test switches on through query
 parameters of the POST (every client can send those):
 
-``capture=NAME``    the capture to stream (default ``<lane>_basic``)
+``capture=NAME``    the capture to stream (default ``<lane>_basic``), or a stream a test
+                    put in ``StreamServer.bodies`` under that name
 ``status=NNN``      a pre-stream error: a JSON error body with that status
 ``chunk=N``         write the body in pieces of N bytes (default: one write per event)
 ``cut=K:M,...``     connection i stops M bytes into event K (K counts the capture's
@@ -35,7 +36,15 @@ parameters of the POST (every client can send those):
                     ``retry-after-ms: V``; ``request_id=R``: ``x-request-id: R``)
 ``refuse=S1,S2,..`` Responses only: the i-th resume GET of this stream is answered with
                     the JSON error of status Si (``ok`` serves it); later GETs are served
-                    (``refuse_retry_after=V`` adds ``Retry-After: V`` to each refusal)
+                    (``refuse_retry_after=V`` adds ``Retry-After: V`` to each refusal).
+                    Wrong answers that are not errors: ``302`` redirects to a sign-in
+                    page (``GET /v1/login``: a 200 ``text/html``), ``json`` is a 200
+                    with the final response object (a server that ignored
+                    ``stream=true``), ``text`` a 200 ``text/plain``
+
+Gemini's ``POST /{v1beta,v1}/models/{model}:streamGenerateContent?alt=sse`` (what
+google-genai calls, and the docs' examples under ``/v1``) serves the ``gemini``
+captures the same way, its errors in Google's envelope.
 
 ``GET /v1/responses/{id}?stream=true&starting_after=N`` resumes a stream the
 server has served, as Kindo documents it: events with ``sequence_number > N``
@@ -77,6 +86,8 @@ from sse_engine._reconnect import Reconnecting
 CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
 KEEPALIVE = b": keepalive\n\n"
 LANES = {"chat/completions": "chat", "responses": "responses", "messages": "messages"}
+#: The method of Gemini's stream path (``models/{model}:streamGenerateContent``).
+GEMINI_METHOD = ":streamGenerateContent"
 MAX_SILENCE = 5.0
 NO_NEWLINE_LIMIT = 2 * 1024 * 1024
 
@@ -95,6 +106,16 @@ _OPENAI_ERRORS: dict[int, tuple[str, str, str | None, str | None]] = {
     500: ("server_error", "The server had an error while processing your request.", None, None),
     529: ("server_error", "The upstream provider is overloaded.", None, "overloaded"),
 }
+_GOOGLE_ERRORS: dict[int, tuple[str, str]] = {
+    400: ("INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified"),
+    401: ("UNAUTHENTICATED", "Request had invalid authentication credentials."),
+    403: ("PERMISSION_DENIED", "Method doesn't allow unregistered callers."),
+    404: ("NOT_FOUND", "models/gemini-9 is not found for API version v1beta."),
+    429: ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
+    500: ("INTERNAL", "An internal error has occurred. Please retry or report."),
+    503: ("UNAVAILABLE", "The model is overloaded. Please try again later."),
+    504: ("DEADLINE_EXCEEDED", "Deadline expired before operation could complete."),
+}
 _ANTHROPIC_ERRORS: dict[int, tuple[str, str]] = {
     400: ("invalid_request_error", "messages: at least one message is required"),
     401: ("authentication_error", "invalid x-api-key"),
@@ -105,11 +126,21 @@ _ANTHROPIC_ERRORS: dict[int, tuple[str, str]] = {
 }
 
 
+def lane_of_path(path: str) -> str | None:
+    """The lane a POST path streams (Gemini's names the model), or None."""
+    if path.endswith(GEMINI_METHOD) and "/models/" in path:
+        return "gemini"
+    return LANES.get(path.removeprefix("/v1/"))
+
+
 def error_body(lane: str, status: int) -> bytes:
     """The JSON error body the server sends for ``status`` on ``lane``."""
     bundled = CAPTURES / f"{lane}_prestream_{status}.json"
     if bundled.exists():
         return bundled.read_bytes()
+    if lane == "gemini":
+        word, text = _GOOGLE_ERRORS[status]
+        return json.dumps({"error": {"code": status, "message": text, "status": word}}).encode()
     if lane == "messages":
         kind, message = _ANTHROPIC_ERRORS[status]
         payload: dict[str, Any] = {
@@ -200,6 +231,9 @@ def late_failure(lane: str, status: int) -> list[bytes]:
     """The in-stream form of the failure whose pre-stream body is ``error_body(lane, status)``."""
     body = error_body(lane, status)
     payload = json.loads(body)
+    if lane == "gemini":  # Google's error frame: the body's envelope (out of its array)
+        envelope = payload[0] if isinstance(payload, list) else payload
+        return [b"data: " + json.dumps(envelope).encode() + b"\r\n\r\n"]
     flat = json.dumps(payload, separators=(",", ":")).encode()
     if lane == "chat":
         return [b"data: " + flat + b"\n\n", b"data: [DONE]\n\n"]
@@ -309,6 +343,8 @@ class StreamServer:
         #: One entry per POST, taken in order: the parameters of that attempt
         #: (they win over ``defaults``; the POST's own query wins over both).
         self.queue: list[dict[str, str]] = []
+        #: Streams a test made itself, served as ``capture=NAME`` like a bundled one.
+        self.bodies: dict[str, bytes] = {}
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
@@ -322,7 +358,9 @@ class StreamServer:
         app = web.Application()
         for path in LANES:
             app.router.add_post(f"/v1/{path}", self._post)
+        app.router.add_post("/{version}/models/{call}", self._post)
         app.router.add_get("/v1/responses/{id}", self._resume)
+        app.router.add_get("/v1/login", self._login)
         self._runner = web.AppRunner(
             app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5
         )
@@ -342,6 +380,7 @@ class StreamServer:
         self.loop.close()
 
     def reset(self) -> None:
+        self.bodies.clear()
         self.stored.clear()
         self.seen.clear()
         self.defaults.clear()
@@ -362,7 +401,9 @@ class StreamServer:
     async def _post(self, request: web.Request) -> web.StreamResponse:
         self._record(request)
         await request.read()
-        lane = LANES[request.path.removeprefix("/v1/")]
+        lane = lane_of_path(request.path)
+        if lane is None:
+            return _json_error(404, f"No route for {request.path}.", "not_found")
         script = self.queue.pop(0) if self.queue else {}
         query = {**self.defaults, **script, **request.query}
         if "status" in query:
@@ -380,7 +421,8 @@ class StreamServer:
             )
         if "no_newline" in query:
             return await self._no_newline(request)
-        data = capture_bytes(query.get("capture", f"{lane}_basic"), run="run" in query)
+        name = query.get("capture", f"{lane}_basic")
+        data = self.bodies.get(name) or capture_bytes(name, run="run" in query)
         events = split_events(data)
         if "ids" in query:
             events = [with_id(event) for event in events]
@@ -390,6 +432,11 @@ class StreamServer:
             self.stored[response_id] = Stored(events, faults)
         indexed = list(enumerate(events))
         return await self._stream(request, indexed, faults, first=True)
+
+    async def _login(self, request: web.Request) -> web.StreamResponse:
+        """Where the ``302`` wrong answer points: a sign-in page, not a stream."""
+        self._record(request)
+        return web.Response(text="<html><body>Sign in</body></html>", content_type="text/html")
 
     async def _resume(self, request: web.Request) -> web.StreamResponse:
         self._record(request)
@@ -401,6 +448,8 @@ class StreamServer:
             return web.json_response(_final_response(stored.events))
         if stored.faults.refusals:
             refusal = stored.faults.refusals.pop(0)
+            if refusal in _WRONG_ANSWERS:
+                return _WRONG_ANSWERS[refusal](stored.events)
             if refusal != "ok":
                 status = int(refusal)
                 body = error_body("responses", status)
@@ -500,6 +549,14 @@ class StreamServer:
             return response  # the client gave up, as it should
         await response.write_eof()
         return response
+
+
+#: Resume answers that are neither the stream nor an error status (``refuse=302,json,text``).
+_WRONG_ANSWERS: dict[str, Any] = {
+    "302": lambda events: web.Response(status=302, headers={"Location": "/v1/login"}),
+    "json": lambda events: web.json_response(_final_response(events)),
+    "text": lambda events: web.Response(text="OK", content_type="text/plain"),
+}
 
 
 def _error_json(message: str, code: str) -> bytes:
@@ -608,9 +665,11 @@ def _drive_sync(
     read_timeout: float = 5.0,
     resume_base: str | None = None,
     resume_mode: str = "plan",
+    raise_for_status: bool = False,
     **glue: Any,
 ) -> Result:
     urls: list[str] = []
+    opened: list[Any] = []  # the responses, for raise_for_status()
     with contextlib.ExitStack() as stack:
         # verify=False: plain http to 127.0.0.1, and it spares loading the CA bundle
         # (0.1-0.5 s per client).
@@ -626,6 +685,7 @@ def _drive_sync(
                 response = stack.enter_context(
                     session.stream(method, target, headers=headers, json=_body(method))
                 )
+                opened.append(response)
                 return response.status_code, list(response.headers.items()), response.iter_bytes()
             response = session.request(
                 method,
@@ -636,13 +696,18 @@ def _drive_sync(
                 timeout=(5.0, read_timeout),
             )
             stack.callback(response.close)
+            opened.append(response)
             return response.status_code, list(response.headers.items()), response.iter_content(None)
 
         def reconnect(plan: Any) -> Any:
             assert resume_base is not None
             target, headers = resume_url(resume_base, plan, resume_mode)
             urls.append(target)
-            return open_("GET", target, headers)
+            answer = open_("GET", target, headers)
+            if raise_for_status:  # the client's habit: an error status raises
+                opened[-1].raise_for_status()
+                return answer[2]  # the chunks alone: the status is in the exception
+            return answer
 
         slept: list[float] = []
         glue.setdefault("sleep", slept.append)
@@ -668,9 +733,11 @@ async def _drive_async(
     read_timeout: float = 5.0,
     resume_base: str | None = None,
     resume_mode: str = "plan",
+    raise_for_status: bool = False,
     **glue: Any,
 ) -> Result:
     urls: list[str] = []
+    opened: list[Any] = []  # the responses, for raise_for_status()
     async with contextlib.AsyncExitStack() as stack:
         if client == "httpx_async":
             session: Any = await stack.enter_async_context(
@@ -688,17 +755,23 @@ async def _drive_async(
                 response = await stack.enter_async_context(
                     session.stream(method, target, headers=headers, json=_body(method))
                 )
+                opened.append(response)
                 return response.status_code, list(response.headers.items()), response.aiter_bytes()
             response = await stack.enter_async_context(
                 session.request(method, target, headers=headers, json=_body(method))
             )
+            opened.append(response)
             return response.status, list(response.headers.items()), response.content.iter_any()
 
         async def reconnect(plan: Any) -> Any:
             assert resume_base is not None
             target, headers = resume_url(resume_base, plan, resume_mode)
             urls.append(target)
-            return await open_("GET", target, headers)
+            answer = await open_("GET", target, headers)
+            if raise_for_status:  # the client's habit: an error status raises
+                opened[-1].raise_for_status()
+                return answer[2]  # the chunks alone: the status is in the exception
+            return answer
 
         slept: list[float] = []
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import sse_engine
-from sse_engine import chat, messages, responses
+from sse_engine import chat, gemini, messages, responses
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -39,7 +39,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_site_builds_strictly(site: Path) -> None:
-    for page in ("index", "parser", "chat", "responses", "messages", "transports", "cli",
+    for page in ("index", "parser", "chat", "responses", "messages", "gemini", "transports", "cli",
                  "encoding", "from-sdks", "api", "benchmarks", "parser_peers"):
         path = site / "index.html" if page == "index" else site / page / "index.html"
         assert path.is_file(), page
@@ -53,9 +53,9 @@ def test_the_api_page_documents_every_public_name(site: Path) -> None:
     ends = {a.rsplit(".", 1)[1] for a in anchors}
     missing = [name for name in sse_engine.__all__ if name not in ends]
     assert not missing, f"not in docs/api.md: {missing}"
-    for module in (chat, responses, messages):
+    for module in (chat, responses, messages, gemini):
         missing = [n for n in module.__all__ if f"{module.__name__}.{n}" not in anchors]
         assert not missing, f"{module.__name__}: {missing}"
     for name in ("encode_chat_event", "encode_responses_event", "encode_messages_event",
-                 "encode_lane_events"):
+                 "encode_gemini_event", "encode_lane_events"):
         assert name in ends

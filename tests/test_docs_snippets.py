@@ -34,9 +34,9 @@ from typing import Any
 
 import attrs
 import pytest
-from server import StreamServer, capture_bytes
+from server import StreamServer, capture_bytes, lane_of_path
 
-from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
+from sse_engine import FORMATS
 from sse_engine._lane import Lane
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,9 +48,6 @@ _FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)(?P<info>.*)$")
 _MARKER = re.compile(r"^\s*<!--\s*(?P<kind>excerpt|fragment):\s*(?P<arg>.*?)\s*-->\s*$")
 #: How a block prints the verdict: ``Outcome.TRUNCATED`` (the enum) or ``outcome: truncated``.
 _OUTCOME = re.compile(r"\b(?:Outcome\.|outcome: ?)(completed|incomplete|failed|truncated)\b", re.I)
-_LANE_OF_PATH = {
-    "/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/messages": "messages",
-}
 
 
 @attrs.frozen
@@ -221,31 +218,39 @@ class Run:
         assert self.returncode == 0, f"{what}: exit status {self.returncode}\n{self.stderr}"
 
 
-def run_block(path: Path, server: StreamServer, **faults: str) -> Run:
+#: Where nothing listens: every connect is refused (port 1 needs root to bind).
+UNREACHABLE = "http://127.0.0.1:1"
+
+
+def run_block(
+    path: Path, server: StreamServer, *, keys: bool = True, url: str | None = None, **faults: str
+) -> Run:
+    """Run a block against the server with ``faults`` (without API ``keys``, or at ``url``)."""
     server.reset()
     server.defaults.update(faults)
     python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    base = url or server.url
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
         "PYTHONPATH": python_path,  # this checkout's sse_engine, whatever else is installed
-        "SSE_ENGINE_BASE_URL": f"{server.url}/v1",
-        "OPENAI_API_KEY": "sk-test",
-        "ANTHROPIC_API_KEY": "sk-ant-test",
-        "OPENAI_BASE_URL": f"{server.url}/v1",  # for blocks that show the official SDKs
-        "ANTHROPIC_BASE_URL": server.url,
+        "SSE_ENGINE_BASE_URL": f"{base}/v1",
+        "OPENAI_BASE_URL": f"{base}/v1",  # for blocks that show the official SDKs
+        "ANTHROPIC_BASE_URL": base,
     }
+    if keys:
+        env |= {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
     done = subprocess.run(
         [sys.executable, str(path)], cwd=path.parent, env=env, capture_output=True, text=True,
         timeout=RUN_TIMEOUT, check=False,
     )
-    lanes = frozenset(_LANE_OF_PATH[s.path] for s in server.seen if s.path in _LANE_OF_PATH)
+    lanes = frozenset(
+        lane for s in server.seen if s.method == "POST" and (lane := lane_of_path(s.path))
+    )
     resumed = any(s.method == "GET" for s in server.seen)
     return Run(done.returncode, done.stdout, done.stderr, lanes, resumed)
 
 
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane,
-}
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 
 
 def assembled(capture: str) -> dict[str, str]:
@@ -261,7 +266,7 @@ def assembled(capture: str) -> dict[str, str]:
     if lane_name == "responses":
         refusal = "".join(item.refusal or "" for item in snapshot.items)
         return {"text": snapshot.output_text, "refusal": refusal}
-    return {"text": snapshot.text, "refusal": ""}
+    return {"text": snapshot.text, "refusal": ""}  # Messages, Gemini: no refusal field
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.id)
@@ -288,6 +293,16 @@ def test_block_runs(
     refused.assert_clean("with an HTTP 429 before the stream")
     if prints_verdict:
         assert refused.verdict == "failed", refused.stdout
+
+    # Issue 20: no key set (an empty "Bearer " is a header h11 refuses to send), and a
+    # connection that never opens (the lane was never started: its verdict was None).
+    keyless = run_block(path, stream_server, keys=False)
+    keyless.assert_clean("without an API key")
+    assert keyless.verdict == normal.verdict, keyless.stdout
+    unreachable = run_block(path, stream_server, url=UNREACHABLE)
+    unreachable.assert_clean("with a server that refuses the connection")
+    if prints_verdict:
+        assert unreachable.verdict == "truncated", unreachable.stdout
 
     if (ROOT / "sse_engine" / "captures" / f"{lane}_refusal.sse").exists():
         refusal = run_block(path, stream_server, capture=f"{lane}_refusal")

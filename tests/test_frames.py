@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sse_engine import (
+    FORMATS,
     Lane,
     LaneEvent,
     Outcome,
@@ -28,11 +29,7 @@ from sse_engine.messages import MessageError, MessagesLane, Ping
 from sse_engine.responses import ResponsesLane, ResponseUnknownEvent
 
 CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 STREAM_CAPTURES = sorted(p.name for p in CAPTURES.glob("*_*.sse"))
 
 

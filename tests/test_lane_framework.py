@@ -261,7 +261,7 @@ def test_in_stream_error_is_data_not_an_exception() -> None:
         (
             500,
             b'{"error": {"message": "boom", "type": "server_error"}}',
-            None,
+            "server_error",  # no code: the type is the code
             "server_error",
             "boom",
             True,

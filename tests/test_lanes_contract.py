@@ -1,7 +1,7 @@
 """What every lane promises alike (issues 11, 15, 16): wrong lanes, headers, warnings, input.
 
-Each test runs all three lanes on the bundled captures, so a rule lives here
-once instead of in three lane folders.
+Each test runs every lane of ``FORMATS`` on the bundled captures, so a rule
+lives here once instead of in each lane folder.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sse_engine import (
+    FORMATS,
     ChatCompletionsLane,
     Lane,
     MessagesLane,
@@ -28,20 +29,18 @@ from sse_engine import (
     StreamEnd,
     StreamError,
     UsageError,
+    is_retryable,
 )
 
 CAPTURES = Path(__file__).resolve().parents[1] / "sse_engine" / "captures"
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 STREAMS = sorted(p.name for p in CAPTURES.glob("*.sse") if p.name != "sample.sse")
 #: Captures whose verdict comes from an error report: every lane reads a
 #: server failure as that failure, whatever lane it was meant for.
 ERRORS = {
     "chat_error.sse",
     "chat_slow_start_error.sse",
+    "gemini_error.sse",
     "messages_error.sse",
     "responses_error.sse",
 }
@@ -297,6 +296,7 @@ CAFE = {
     b'"response":{"id":"resp_1","object":"response","status":"in_progress","x":"caf\xe9"}}\n\n',
     "messages": b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1",'
     b'"model":"caf\xe9\xe9","content":[],"usage":{}}}\n\n',
+    "gemini": b'data: {"candidates": [{"content": {"parts": [{"text": "caf\xe9"}]}}]}\r\n\r\n',
 }
 
 
@@ -349,6 +349,67 @@ def test_a_messages_error_event_has_its_type_as_code() -> None:
     assert lane.error.retryable
 
 
+_names = st.none() | st.sampled_from(
+    ["rate_limit_exceeded", "invalid_api_key", "server_error", "overloaded_error", "x_custom"]
+)
+
+
+def _error_reports(error: dict[str, Any]) -> dict[str, list[tuple[int, bytes]]]:
+    """``error`` as each lane reports it: (status, body) before the stream and inside it."""
+    nested = json.dumps({"error": error}).encode()
+    anthropic = json.dumps({"type": "error", "error": error}).encode()
+    created = {"type": "response.created", "response": {"id": "resp_1"}, "sequence_number": 0}
+    failed = {
+        "type": "response.failed",
+        "response": {"id": "resp_1", "status": "failed", "error": error},
+        "sequence_number": 1,
+    }
+    return {
+        "chat": [(500, nested), (200, b"data: " + nested + b"\n\ndata: [DONE]\n\n")],
+        "messages": [(529, anthropic), (200, b"event: error\ndata: " + anthropic + b"\n\n")],
+        "responses": [
+            (500, nested),
+            (200, b"event: error\ndata: " + nested + b"\n\n"),
+            (
+                200,
+                b"".join(
+                    f"event: {f['type']}\ndata: {json.dumps(f)}\n\n".encode()
+                    for f in (created, failed)
+                ),
+            ),
+        ],
+    }
+
+
+# "error" as a type names the flat shape's event, not the failure (from_payload drops it).
+_types = _names | st.text(max_size=6).filter(lambda text: text != "error")
+
+
+@given(code=_names, type_=_types, message=st.text(max_size=10))
+def test_an_api_error_always_has_a_code_in_every_lane(
+    code: str | None, type_: str | None, message: str
+) -> None:
+    """Issue 20: a Chat error frame with ``"code": null`` had ``code`` None; Messages had one.
+
+    Whatever an error names, every lane reports a code (its own, else its
+    type, else ``unknown_error``), and ``retryable`` is still judged on what
+    the error itself said.
+    """
+    error = {"message": message, "type": type_, "code": code}
+    for name, reports in _error_reports(error).items():
+        for status, data in reports:
+            lane = LANES[name]()
+            lane.start(
+                status,
+                {"Content-Type": "text/event-stream" if status == 200 else "application/json"},
+            )
+            run(lane, data)
+            assert lane.outcome is Outcome.FAILED and lane.error is not None, (name, status)
+            assert lane.error.code == (code or type_ or "unknown_error"), (name, status)
+            expected = is_retryable(code, type_ or None, None if status == 200 else status)
+            assert lane.error.retryable is expected, (name, status)
+
+
 CUT = StreamError(message="the connection reset (ConnectionResetError)", code="stream_truncated")
 
 
@@ -382,13 +443,25 @@ def test_close_with_an_error_gives_it_to_a_truncated_end_and_to_no_other(
 
 
 @pytest.mark.parametrize("cls", LANES.values())
-def test_close_with_an_error_leaves_a_wrong_lane_a_wrong_lane(cls: type[Lane[Any]]) -> None:
-    lane = cls()
+def test_only_a_stream_that_ended_is_judged_a_wrong_lane(cls: type[Lane[Any]]) -> None:
+    """Issue 20: a transport fault before any event the lane recognises was ``wrong_lane``.
+
+    That is not retryable, yet the stream was only cut: what it would have
+    become is unknown. Closed with the transport's error it is TRUNCATED
+    with that error; only bytes that ended are judged foreign.
+    """
     foreign = "messages_basic.sse" if cls is ChatCompletionsLane else "chat_basic.sse"
-    lane.feed(body(foreign))
-    end = _end_of(lane.close(error=CUT))
-    assert end.outcome is Outcome.FAILED and end.error is not None
-    assert end.error.code == "wrong_lane"
+    whole = body(foreign)
+    for data in (whole, whole[: whole.index(b"\n\n") + 2]):  # all of it, its first event
+        ended = cls()
+        ended.feed(data)
+        end = _end_of(ended.close())
+        assert end.outcome is Outcome.FAILED and end.error is not None
+        assert end.error.code == "wrong_lane"
+        cut = cls()
+        cut.feed(data)
+        end = _end_of(cut.close(error=CUT))
+        assert end == StreamEnd(Outcome.TRUNCATED, CUT) and CUT.retryable
 
 
 @pytest.mark.parametrize("cls", [ChatCompletionsLane, MessagesLane])
@@ -406,7 +479,9 @@ def test_a_lane_that_cannot_resume_says_so(cls: type[Lane[Any]]) -> None:
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(["type", "error", "code", "message"]), inner, max_size=4),
+    | st.dictionaries(
+        st.sampled_from(["type", "error", "code", "message", "status"]), inner, max_size=4
+    ),
     max_leaves=12,
 )
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sse_engine import (
-    ChatCompletionsLane,
+    FORMATS,
     Lane,
-    MessagesLane,
     ProtocolError,
     ResponsesLane,
     StreamEnd,
@@ -38,11 +38,7 @@ from sse_engine import (
 
 CAPTURES = Path(__file__).resolve().parents[1] / "sse_engine" / "captures"
 BODIES = {p.name: p.read_bytes() for p in sorted(CAPTURES.glob("*.sse"))}
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 LOADS: dict[str, Callable[[Any], Any]] = {"json": json.loads, "orjson": orjson.loads}
 FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -97,7 +93,8 @@ def run(
 
 
 def blocks_of(body: bytes) -> list[bytes]:
-    return [b + b"\n\n" for b in body.split(b"\n\n") if b]
+    """The body's events, each with its blank line (LF captures, and Gemini's CRLF ones)."""
+    return [b for b in re.split(rb"(?<=\r\n\r\n)|(?<=[^\r]\n\n)", body) if b]
 
 
 def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -130,7 +127,7 @@ ODD_VALUES: list[Any] = [
 
 def replace_at(block: bytes, path_index: int, value: Any, deep: str) -> bytes:
     """The block with the JSON value at the ``path_index``-th position replaced."""
-    head, sep, data = block.rstrip(b"\n").rpartition(b"data: ")
+    head, sep, data = block.rstrip(b"\r\n").rpartition(b"data: ")
     try:
         payload = json.loads(data)
         spots = paths(payload)

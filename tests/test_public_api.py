@@ -7,7 +7,7 @@ import inspect
 from pathlib import Path
 
 import sse_engine
-from sse_engine import chat, messages, responses
+from sse_engine import chat, gemini, messages, responses
 
 
 def test_every_exported_name_exists_and_has_a_docstring() -> None:
@@ -31,7 +31,7 @@ def test_no_public_name_is_left_out_of_all() -> None:
 
 
 def test_lane_modules_export_what_they_define() -> None:
-    for module in (chat, messages, responses):
+    for module in (chat, messages, responses, gemini):
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.{name}"
             obj = getattr(module, name)
@@ -44,6 +44,7 @@ def test_lane_classes_share_the_contract() -> None:
         sse_engine.ChatCompletionsLane,
         sse_engine.ResponsesLane,
         sse_engine.MessagesLane,
+        sse_engine.GeminiLane,
     ):
         lane = lane_class()
         assert isinstance(lane, sse_engine.Lane)
@@ -67,6 +68,8 @@ _PINNED: dict[str, frozenset[str]] = {
             "DEFAULT_MAX_EVENT_SIZE",
             "DEFAULT_MAX_RECONNECTS",
             "EventTooLarge",
+            "GeminiLane",
+            "GeminiSnapshot",
             "Lane",
             "LaneEvent",
             "LaneWarning",
@@ -91,6 +94,7 @@ _PINNED: dict[str, frozenset[str]] = {
             "encode_chat_event",
             "encode_comment",
             "encode_event",
+            "encode_gemini_event",
             "encode_json",
             "encode_lane_events",
             "encode_messages_event",
@@ -112,13 +116,13 @@ _PINNED: dict[str, frozenset[str]] = {
             "ChatEvent",
             "ChatFinish",
             "ChatFunctionCallDelta",
-            "ChatFunctionCallDone",
+            "ChatFunctionCallEnd",
             "ChatFunctionCallSnapshot",
             "ChatLogprobs",
             "ChatRefusalDelta",
             "ChatRole",
             "ChatToolCallArgumentsDelta",
-            "ChatToolCallDone",
+            "ChatToolCallEnd",
             "ChatToolCallSnapshot",
             "ChatToolCallStarted",
             "ChatUnknownFrame",
@@ -187,13 +191,45 @@ _PINNED: dict[str, frozenset[str]] = {
             "UnknownEvent",
         }
     ),
+    "sse_engine.gemini": frozenset(
+        {
+            "BLOCK_REASONS",
+            "COMPLETED_FINISH_REASONS",
+            "FAILED_FINISH_REASONS",
+            "INCOMPLETE_FINISH_REASONS",
+            "CandidateEvent",
+            "CandidateField",
+            "CandidateFinish",
+            "CandidateSnapshot",
+            "FunctionCallPart",
+            "GeminiChunk",
+            "GeminiError",
+            "GeminiEvent",
+            "GeminiLane",
+            "GeminiSnapshot",
+            "GeminiUnknownFrame",
+            "OtherPart",
+            "PromptFeedback",
+            "TextPart",
+            "ThoughtPart",
+            "UsageMetadata",
+            "encode_gemini_event",
+        }
+    ),
 }
 
 
 #: The pinned names a later change removed on purpose, and what to use instead:
-#: each one is in CHANGELOG.md. One name means one thing (issue 19's naming pass).
+#: each one is in CHANGELOG.md (or a branch's ``changes/<branch>.md``, which the
+#: integrator folds into it). One name means one thing (issue 19's naming pass).
 _REMOVED: dict[str, str] = {
     "sse_engine.encode_chat_done": "encode_chat_event(StreamEnd(Outcome.COMPLETED))",
+    "sse_engine.messages.TextDelta": "sse_engine.messages.TextBlockDelta (the lane event; "
+    "sse_engine.TextDelta is the part)",
+    "sse_engine.messages.MessageEvent": "sse_engine.messages.MessagesEvent",
+    # Events the engine invents say "End" (it ended), as StreamEnd and ToolCallEnd do.
+    "sse_engine.chat.ChatToolCallDone": "sse_engine.chat.ChatToolCallEnd",
+    "sse_engine.chat.ChatFunctionCallDone": "sse_engine.chat.ChatFunctionCallEnd",
 }
 
 
@@ -207,9 +243,13 @@ def test_public_import_paths_keep_every_pinned_name() -> None:
 
 
 def test_a_removed_name_is_gone_and_in_the_changelog() -> None:
-    changelog = (Path(__file__).resolve().parent.parent / "CHANGELOG.md").read_text("utf-8")
+    root = Path(__file__).resolve().parent.parent
+    changelog = "\n".join(
+        path.read_text("utf-8")
+        for path in [root / "CHANGELOG.md", *sorted((root / "changes").glob("*.md"))]
+    )
     for path, instead in _REMOVED.items():
         module_name, _, name = path.rpartition(".")
         module = importlib.import_module(module_name)
         assert not hasattr(module, name), f"{path} is still there (use {instead})"
-        assert f"`{name}`" in changelog, f"CHANGELOG.md does not say {path} went"
+        assert f"`{name}`" in changelog, f"CHANGELOG.md (or changes/) does not say {path} went"

@@ -23,7 +23,7 @@ import attrs
 import pytest
 
 import sse_engine
-from sse_engine import ChatCompletionsLane, MessagesLane, Outcome, ResponsesLane, SSEParser
+from sse_engine import ChatCompletionsLane, Outcome, SSEParser
 from sse_engine._lane import Lane
 
 CAPTURES = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
@@ -88,7 +88,7 @@ def test_type_hints_and_attrs_introspection_still_resolve(package: str) -> None:
 def _lane_objects() -> list[Any]:
     """Everything the lanes make from the bundled captures: events, warnings, errors."""
     lanes: dict[str, type[Lane[Any]]] = {
-        "chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane,
+        name: row.lane for name, row in sse_engine.FORMATS.items()
     }
     made: list[Any] = []
     for path in sorted(CAPTURES.glob("*_*.sse")):

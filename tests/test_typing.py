@@ -28,7 +28,7 @@ import attrs
 import pytest
 
 import sse_engine
-from sse_engine import LaneEvent, StreamEnd, StreamRestarted, chat, messages, responses
+from sse_engine import LaneEvent, StreamEnd, StreamRestarted, chat, gemini, messages, responses
 from sse_engine.responses import RESPONSES_EVENT_TYPES
 from sse_engine.responses._types import EVENT_TYPES
 
@@ -41,10 +41,12 @@ SCRIPTS: dict[str, str] = {
         from typing import TypeVar, assert_type
 
         from sse_engine import (
-            ChatCompletionsLane, LaneLike, MessagesLane, PartStream, Reconnecting,
-            ResponsesLane, StreamEnd, StreamError, StreamRestarted, aiter_events, iter_events,
+            ChatCompletionsLane, GeminiLane, GeminiSnapshot, LaneLike, MessagesLane, PartStream,
+            Reconnecting, ResponsesLane, StreamEnd, StreamError, StreamRestarted, aiter_events,
+            iter_events,
         )
-        from sse_engine.chat import ChatContentDelta, ChatEvent, ChatToolCallDone
+        from sse_engine.chat import ChatContentDelta, ChatEvent, ChatToolCallEnd
+        from sse_engine.gemini import FunctionCallPart, GeminiEvent, TextPart
         from sse_engine.messages import MessagesEvent, ToolUseStop
         from sse_engine.parts import Part, TextDelta
         from sse_engine.responses import (
@@ -64,7 +66,7 @@ SCRIPTS: dict[str, str] = {
             assert_type(lane.close(error=StreamError(message="cut")), list[ChatEvent])
             for event in iter_events(ChatCompletionsLane(), chunks):
                 assert_type(event, ChatEvent | Reconnecting)
-                if isinstance(event, ChatToolCallDone):
+                if isinstance(event, ChatToolCallEnd):
                     print(event.name.upper(), event.arguments)  # the name is a str
                 elif isinstance(event, ChatContentDelta):
                     print(event.text)
@@ -87,6 +89,18 @@ SCRIPTS: dict[str, str] = {
             print(item.text if item is not None else lane.snapshot.output_text)
 
 
+        def gemini(chunks: Iterable[bytes]) -> None:
+            lane = GeminiLane()
+            assert_type(lane.feed(b""), list[GeminiEvent])
+            assert_type(lane.snapshot, GeminiSnapshot)
+            for event in iter_events(GeminiLane(), chunks):
+                assert_type(event, GeminiEvent | Reconnecting)
+                if isinstance(event, FunctionCallPart):
+                    print(event.name.upper(), event.args, event.candidate + 1)
+                elif isinstance(event, TextPart):
+                    print(event.text)
+
+
         def parts(chunks: Iterable[bytes]) -> None:
             for part in iter_events(PartStream(ChatCompletionsLane()), chunks):
                 assert_type(part, Part | Reconnecting)
@@ -105,12 +119,16 @@ SCRIPTS: dict[str, str] = {
                 assert_type(part, Part | Reconnecting)
             stream: LaneLike[Part] = PartStream(ResponsesLane())
             assert_type(stream.close(), Sequence[Part])
+            # PartStream is generic in its lane: the lane's own methods are typed.
+            parts = PartStream(ResponsesLane())
+            assert_type(parts.lane, ResponsesLane)
+            assert_type(parts.lane.load({})[-1], ResponsesEvent)
     """,
     # Another lane's class on a lane's events: the branch can never run.
     "cross_lane": """
-        from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
-        from sse_engine.chat import ChatChoiceEvent, ChatToolCallDone
-        from sse_engine.messages import TextDelta
+        from sse_engine import ChatCompletionsLane, GeminiLane, MessagesLane, ResponsesLane
+        from sse_engine.chat import ChatChoiceEvent, ChatToolCallEnd
+        from sse_engine.messages import TextBlockDelta
         from sse_engine.responses import ResponseContentDeltaEvent
 
         for chat_event in ChatCompletionsLane().feed(b""):
@@ -120,23 +138,26 @@ SCRIPTS: dict[str, str] = {
             if isinstance(event, ChatChoiceEvent):  # E: unreachable
                 print(event)  # E: unreachable
         for message in MessagesLane().close():
-            if isinstance(message, ChatToolCallDone):  # E: unreachable
+            if isinstance(message, ChatToolCallEnd):  # E: unreachable
                 print(message)  # E: unreachable
         for done in ResponsesLane().close():
-            if isinstance(done, TextDelta):  # E: unreachable
+            if isinstance(done, TextBlockDelta):  # E: unreachable
                 print(done)  # E: unreachable
+        for chunk in GeminiLane().feed(b""):
+            if isinstance(chunk, TextDelta):  # E: unreachable
+                print(chunk)  # E: unreachable
     """,
-    # The Messages lane's TextDelta is not the part of the same name.
+    # The Messages lane's text event (TextBlockDelta) is not a part.
     "parts_name_clash": """
         from collections.abc import Iterable
 
         from sse_engine import MessagesLane, PartStream, iter_events
-        from sse_engine.messages import TextDelta
+        from sse_engine.messages import TextBlockDelta
 
 
         def show(chunks: Iterable[bytes]) -> None:
             for part in iter_events(PartStream(MessagesLane()), chunks):
-                if isinstance(part, TextDelta):  # E: unreachable
+                if isinstance(part, TextBlockDelta):  # E: unreachable
                     print(part.text)  # E: unreachable
     """,
     # A misspelt Responses event type.
@@ -227,9 +248,13 @@ def test_the_package_itself_is_clean_under_the_same_flags(
 
 
 UNIONS = {
-    chat: chat.ChatEvent, responses: responses.ResponsesEvent, messages: messages.MessagesEvent
+    chat: chat.ChatEvent, responses: responses.ResponsesEvent, messages: messages.MessagesEvent,
+    gemini: gemini.GeminiEvent,
 }
-SHARED = {chat: {StreamEnd}, responses: {StreamEnd, StreamRestarted}, messages: {StreamEnd}}
+SHARED = {
+    chat: {StreamEnd}, responses: {StreamEnd, StreamRestarted}, messages: {StreamEnd},
+    gemini: {StreamEnd},
+}
 
 
 @pytest.mark.parametrize("module", list(UNIONS), ids=lambda m: m.__name__)
@@ -251,10 +276,6 @@ def test_each_union_is_the_final_event_classes_its_package_exports(module: Any) 
 def test_the_shared_events_are_final() -> None:
     for cls in (StreamEnd, StreamRestarted, sse_engine.Reconnecting, sse_engine.LaneWarning):
         assert getattr(cls, "__final__", False), cls
-
-
-def test_the_messages_base_name_is_the_union() -> None:
-    assert messages.MessageEvent == messages.MessagesEvent
 
 
 def test_the_responses_literals_are_the_types_the_lane_dispatches() -> None:

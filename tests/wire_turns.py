@@ -2,13 +2,18 @@
 
 :class:`TurnSpec` says what a turn holds (reasoning, text, tool calls with JSON
 arguments, usage, how it ends); :func:`render` writes it as a Chat
-Completions, Responses or Messages stream, as payload dicts encoded by each
-lane's own frame encoder. :func:`turn_specs` is the hypothesis strategy;
+Completions, Responses, Messages or Gemini stream, as payload dicts encoded by
+each lane's own frame encoder. :func:`turn_specs` is the hypothesis strategy;
 :func:`read` reads a lane's bytes back as parts, in the reads it is given.
 
 Endings: ``stop``, ``length`` and ``tool_calls`` finish the turn normally
 (``tool_calls`` only when it has calls); ``error`` and ``truncated`` leave the
 last thing the turn was writing open, then the stream fails or simply stops.
+Gemini sends a call whole, so there a call being written when the turn is cut
+was never sent at all.
+
+:data:`LANES` are the formats whose tool calls stream in fragments (one turn
+in each gives the very same parts); :data:`ALL_LANES` adds Gemini.
 """
 
 from __future__ import annotations
@@ -23,11 +28,13 @@ from hypothesis import strategies as st
 
 from sse_engine import (
     ChatCompletionsLane,
+    GeminiLane,
     MessagesLane,
     Outcome,
     ResponsesLane,
     StreamEnd,
     encode_chat_event,
+    encode_gemini_event,
     encode_messages_event,
     encode_responses_event,
 )
@@ -313,10 +320,46 @@ def render_messages(spec: TurnSpec) -> bytes:
     return b"".join(frames)
 
 
+# -- Gemini -----------------------------------------------------------------------------
+
+GEMINI_FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "tool_calls": "STOP"}
+
+
+def render_gemini(spec: TurnSpec) -> bytes:
+    def chunk(parts: list[dict[str, Any]], **more: Any) -> bytes:
+        candidate = {"content": {"parts": parts, "role": "model"}} if parts else {}
+        return encode_gemini_event({"candidates": [{**candidate, **more}],
+                                    "modelVersion": spec.model, "responseId": spec.id})
+
+    out = [chunk([{"text": piece, "thought": True}]) for piece in spec.reasoning]
+    out += [chunk([{"text": piece}]) for piece in spec.text]
+    cut = spec.ending in ("error", "truncated")
+    calls = spec.calls[:-1] if cut else spec.calls  # the last was being written: never sent
+    if calls:
+        out.append(chunk([{"functionCall": {"name": c.name, "args": json.loads(c.arguments),
+                                            "id": c.id}} for c in calls]))
+    if spec.ending == "error":
+        out.append(encode_gemini_event(
+            {"error": {"code": 500, "message": ERROR_MESSAGE, "status": "INTERNAL"}}))
+    elif spec.ending != "truncated":
+        last = chunk([], finishReason=GEMINI_FINISH[spec.ending], index=0)
+        if spec.usage is not None:
+            u = spec.usage
+            payload = json.loads(last.decode().removeprefix("data: "))
+            payload["usageMetadata"] = {
+                "promptTokenCount": u.input, "candidatesTokenCount": u.output - u.reasoning,
+                "totalTokenCount": u.input + u.output, "cachedContentTokenCount": u.cached,
+                "thoughtsTokenCount": u.reasoning}
+            last = encode_gemini_event(payload)
+        out.append(last)
+    return b"".join(out)
+
+
 RENDERERS: dict[str, Callable[[TurnSpec], bytes]] = {
     "chat": render_chat,
     "responses": render_responses,
     "messages": render_messages,
+    "gemini": render_gemini,
 }
 
 
@@ -326,11 +369,12 @@ def render(lane: str, spec: TurnSpec) -> bytes:
 
 
 LANES = {"chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane}
+ALL_LANES = {**LANES, "gemini": GeminiLane}
 
 
 def read(lane: str, data: bytes, cuts: list[int] | None = None) -> tuple[list[Part], PartStream]:
     """``data`` through ``PartStream`` over ``lane``, cut at ``cuts``."""
-    stream = PartStream(LANES[lane]())
+    stream = PartStream(ALL_LANES[lane]())
     parts: list[Part] = []
     bounds = [0, *sorted(c for c in cuts or () if 0 < c < len(data)), len(data)]
     for a, b in itertools.pairwise(bounds):

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
 from sse_engine import Liveness, aiter_events
-from sse_engine.messages import MessagesLane, TextDelta
+from sse_engine.messages import MessagesLane, TextBlockDelta
 
 PUBLIC_API = "https://api.anthropic.com/v1"
 BASE_URL = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("SSE_ENGINE_BASE_URL", PUBLIC_API)
@@ -96,7 +96,7 @@ async def main() -> int:
     lane.start(status, response_headers)
     try:
         async for event in aiter_events(lane, chunks, liveness=liveness):
-            if isinstance(event, TextDelta):
+            if isinstance(event, TextBlockDelta):
                 print(event.text, end="", flush=True)
     except (OSError, asyncio.IncompleteReadError) as exc:  # re-raised after the lane ended
         print(f"\n[transport error: {exc!r}]")

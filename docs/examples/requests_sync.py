@@ -16,7 +16,7 @@ from typing import Any
 import requests
 
 from sse_engine import Liveness, iter_events
-from sse_engine.messages import MessagesLane, TextDelta
+from sse_engine.messages import MessagesLane, TextBlockDelta
 
 PUBLIC_API = "https://api.anthropic.com/v1"
 BASE_URL = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("SSE_ENGINE_BASE_URL", PUBLIC_API)
@@ -50,7 +50,7 @@ def main() -> int:
         chunks = response.iter_content(chunk_size=None)
         try:
             for event in iter_events(lane, chunks, liveness=liveness):
-                if isinstance(event, TextDelta):
+                if isinstance(event, TextBlockDelta):
                     print(event.text, end="", flush=True)
         except requests.RequestException as exc:  # re-raised after the lane ended
             print(f"\n[transport error: {exc!r}]")

@@ -32,7 +32,7 @@ from sse_engine import (
     iter_events,
 )
 from sse_engine.chat import ChatContentDelta
-from sse_engine.messages import TextDelta
+from sse_engine.messages import TextBlockDelta
 
 PUBLIC_API = {"chat": "https://api.openai.com/v1", "messages": "https://api.anthropic.com/v1"}
 PATH = {"chat": "/chat/completions", "messages": "/messages"}
@@ -53,7 +53,7 @@ def new_lane(api: str) -> Lane[Any]:
 
 
 def show(event: LaneEvent) -> None:
-    if isinstance(event, ChatContentDelta | TextDelta):
+    if isinstance(event, ChatContentDelta | TextBlockDelta):
         print(event.text, end="", flush=True)
 
 

@@ -6,7 +6,11 @@ delta of a choice carries ``role``. Text is ``content``, reasoning is
 blocks run together, a blank line between them, and their replay data has no
 place in Chat Completions), a refusal is ``refusal``; a tool call opens with
 its id, type and name and streams its arguments as fragments, keyed by its
-index in the choice. The
+index in the choice. Choices
+are numbered 0, 1, 2, ... in the order they are first written, whatever the
+source numbered them: the openai SDK reads a choice's ``index`` as a position
+in the list of choices it has seen (an index past its end starts a new choice
+there; ``10**12`` once started raises ``IndexError`` on the next chunk). The
 end is one chunk per choice with its ``finish_reason``, the usage chunk
 (``choices: []``) when usage is known, and ``data: [DONE]``; a failed or
 truncated source ends with an error frame instead, and no ``[DONE]``.
@@ -57,6 +61,16 @@ class ChatEmitter(Emitter):
         self._started: set[int] = set()
         #: How many tool calls each choice has opened.
         self._calls: dict[int, int] = {}
+        #: Each choice's index on the wire, in the order they were first written.
+        self._indexes: dict[int, int] = {}
+
+    def _index(self, choice: int) -> int:
+        """The wire index of the source's ``choice``: the next free one on its first use
+        (its first frame is written at once)."""
+        index = self._indexes.get(choice)
+        if index is None:
+            index = self._indexes[choice] = len(self._indexes)
+        return index
 
     def _payload(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
         return {
@@ -77,7 +91,7 @@ class ChatEmitter(Emitter):
         if choice not in self._started:
             self._started.add(choice)
             delta = {"role": "assistant", **delta}
-        self._chunk([{"index": choice, "delta": delta, "finish_reason": reason}], out)
+        self._chunk([{"index": self._index(choice), "delta": delta, "finish_reason": reason}], out)
 
     def open_block(self, block: Block, out: list[bytes]) -> None:
         if block.kind != "tool":
@@ -96,7 +110,7 @@ class ChatEmitter(Emitter):
         block.template = self._template(block, {"tool_calls": [arguments]})
 
     def _template(self, block: Block, delta: dict[str, Any]) -> str:
-        choice = {"index": block.choice, "delta": delta, "finish_reason": None}
+        choice = {"index": self._index(block.choice), "delta": delta, "finish_reason": None}
         return template(encode_json(self._payload([choice])))
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:

@@ -2,7 +2,7 @@
 
 Every event that a chunk's content produces carries ``raw``: the decoded
 ``chat.completion.chunk`` it came from (the chunk that *closed* a call, for the
-``...Done`` events), excluded from equality and repr, so an encoder can
+``...End`` events), excluded from equality and repr, so an encoder can
 re-emit the frame. Per-choice events carry ``choice_index`` (``n > 1``).
 
 Every concrete class is ``@final``, and :data:`ChatEvent` is their union with
@@ -26,12 +26,12 @@ __all__ = [
     "ChatEvent",
     "ChatFinish",
     "ChatFunctionCallDelta",
-    "ChatFunctionCallDone",
+    "ChatFunctionCallEnd",
     "ChatLogprobs",
     "ChatRefusalDelta",
     "ChatRole",
     "ChatToolCallArgumentsDelta",
-    "ChatToolCallDone",
+    "ChatToolCallEnd",
     "ChatToolCallStarted",
     "ChatUnknownFrame",
     "ChatUsage",
@@ -137,7 +137,7 @@ class ChatToolCallStarted(_ToolCallEvent):
     ``tool_index`` is the call's position in ``message.tool_calls`` (the wire
     ``index`` when the provider numbers calls 0, 1, 2, … as OpenAI does). ``id``
     and ``name`` are what the opening fragment said: None when it said nothing
-    (a later fragment may; :class:`ChatToolCallDone` has the call's name).
+    (a later fragment may; :class:`ChatToolCallEnd` has the call's name).
     """
 
     id: str | None
@@ -155,12 +155,14 @@ class ChatToolCallArgumentsDelta(_ToolCallEvent):
 
 @final
 @attrs.frozen
-class ChatToolCallDone(_ToolCallEvent):
+class ChatToolCallEnd(_ToolCallEvent):
     """A tool call's arguments are complete: the moment an agent can run the tool.
 
-    Emitted when the next tool call starts on the same choice, or when the choice
-    finishes (whatever the reason: Gemini finishes tool calls with ``"stop"``).
-    Never emitted for a call cut off by truncation. ``name`` is the tool to run
+    Emitted once per call: when the next tool call starts on the same choice, if
+    the call's arguments are complete JSON and every earlier call ended; else
+    when the choice finishes (whatever the reason: Gemini finishes tool calls
+    with ``"stop"``), in the order the calls opened. Never while arguments may
+    still come, never for a call cut off by truncation. ``name`` is the tool to run
     (``""`` only when no fragment named it: a ``tool_call_without_name``
     warning); ``id`` is None when the provider gave none (Gemini often sends
     ``"id": ""``). ``arguments`` is the JSON text as sent (not parsed);
@@ -191,7 +193,7 @@ class ChatFunctionCallDelta(ChatChoiceEvent):
 
 @final
 @attrs.frozen
-class ChatFunctionCallDone(ChatChoiceEvent):
+class ChatFunctionCallEnd(ChatChoiceEvent):
     """The legacy ``function_call`` is complete (its choice finished): run it.
 
     ``name`` is ``""`` only when no fragment named it (a
@@ -222,7 +224,7 @@ class ChatFinish(ChatChoiceEvent):
 
     ``stop``, ``tool_calls`` and ``function_call`` are normal ends; ``length``
     (max tokens) and ``content_filter`` mean the answer is cut short. Any open
-    tool call or function call was reported done just before this event.
+    tool call or function call ended just before this event.
     """
 
     reason: str
@@ -254,9 +256,9 @@ ChatEvent: TypeAlias = (
     | ChatRefusalDelta
     | ChatToolCallStarted
     | ChatToolCallArgumentsDelta
-    | ChatToolCallDone
+    | ChatToolCallEnd
     | ChatFunctionCallDelta
-    | ChatFunctionCallDone
+    | ChatFunctionCallEnd
     | ChatLogprobs
     | ChatDeltaField
     | ChatFinish

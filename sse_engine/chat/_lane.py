@@ -5,9 +5,9 @@ chunk, or a provider's own frame), keeps the completion's identity, walks the
 chunk's choices through a table of delta-field handlers (role, content,
 refusal, logprobs, fields it has no name for), reads usage and finish
 reasons, and decides the outcome at ``[DONE]`` or at the end of the bytes.
-The calls (``tool_calls``, ``function_call``) are assembled in ``_calls.py``
-(:class:`CallAssembly`); the lane's events are in ``_events.py``, its
-snapshot in ``_snapshot.py``.
+The calls (``tool_calls``, ``function_call``) are assembled by the
+:class:`~sse_engine.chat._calls.ChatCalls` the lane holds (``_calls.py``);
+the lane's events are in ``_events.py``, its snapshot in ``_snapshot.py``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sse_engine._lane import JsonLoads
+from sse_engine._lane import JsonLoads, Lane
 from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE
 from sse_engine._sse import ServerSentEvent
-from sse_engine.chat._calls import CallAssembly
+from sse_engine.chat._calls import ChatCalls, bad_field
 from sse_engine.chat._events import (
     ChatChunk,
     ChatContentDelta,
@@ -61,7 +61,7 @@ def _has_answer(choice: ChatChoiceSnapshot) -> bool:
     )
 
 
-class ChatCompletionsLane(CallAssembly):
+class ChatCompletionsLane(Lane[ChatEvent]):
     """The Chat Completions state machine: bytes in, :class:`ChatEvent` objects out.
 
     ``json_loads`` decodes each frame (inject ``orjson.loads`` for speed);
@@ -102,7 +102,9 @@ class ChatCompletionsLane(CallAssembly):
     def _setup(self) -> None:
         self._snapshot = ChatCompletionSnapshot(self._reports.note_loss)
         self._need_identity = True
-        self._warned: set[str] = set()
+        #: The call half of the state machine (tool calls, the legacy function call).
+        self._calls = ChatCalls(self._reports, self.json_loads)
+        self._choice_index_warned = False
 
     @property
     def snapshot(self) -> ChatCompletionSnapshot:
@@ -211,7 +213,9 @@ class ChatCompletionsLane(CallAssembly):
             if index is not None:
                 self._bad_field("choices[].index", "an integer", index)
                 return
-            self._warn_once("missing_choice_index", "a choice without an index: its position used")
+            if not self._choice_index_warned:
+                self._choice_index_warned = True
+                self._warn("missing_choice_index", "a choice without an index: its position used")
             index = position
         choices = self._snapshot.choices
         state = choices.get(index)
@@ -255,6 +259,9 @@ class ChatCompletionsLane(CallAssembly):
         self._snapshot.usage = usage
         out.append(ChatUsage(usage, raw=raw))
 
+    def _bad_field(self, where: str, expected: str, value: Any) -> None:
+        bad_field(self._reports, where, expected, value)
+
     # -- delta fields --------------------------------------------------------------
 
     def _on_role(
@@ -292,6 +299,16 @@ class ChatCompletionsLane(CallAssembly):
         state._add_text(field, value)
         if value:
             out.append(event(state.index, value, raw=raw))
+
+    def _on_tool_calls(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
+    ) -> None:
+        self._calls.tool_calls(state, value, raw, out)
+
+    def _on_function_call(
+        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
+    ) -> None:
+        self._calls.function_call(state, value, raw, out)
 
     def _on_other(
         self,
@@ -343,11 +360,7 @@ class ChatCompletionsLane(CallAssembly):
                 f"choice {state.index} finish_reason {reason!r} is not a known one: "
                 "counted as a normal end",
             )
-        call = state._current_tool
-        if call is not None and not call.done:
-            self._tool_done(state, call, raw, out)
-        if old is None:
-            self._function_done(state, raw, out)
+        self._calls.finish(state, old is None, raw, out)
         state.finish_reason = reason
         out.append(ChatFinish(state.index, reason, raw=raw))
 

@@ -1,6 +1,11 @@
 """Chat Completions events as parts.
 
-Every Chat part carries its choice (``n > 1``). Reasoning arrives as a
+Every Chat part carries its choice (``n > 1``), numbered 0, 1, 2, ... in the
+order the lane first met the choices: the wire's ``index`` for every provider
+that numbers them so (the openai SDK reads them no other way), and a number a
+turn can have for one that does not (``10**12``, ``-1``, ``1`` alone), so
+``stream.turn`` is always the first choice's and nothing is lost on a target
+that carries one choice. The lane's events keep the wire's index. Reasoning arrives as a
 provider extra (``reasoning_content`` from DeepSeek, Kimi and vLLM,
 ``reasoning`` from OpenRouter), which the lane reports as a ``ChatDeltaField``;
 a provider that sends both keys for the same text is read from the first
@@ -17,6 +22,7 @@ as the assistant message's ``reasoning_details``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -26,15 +32,21 @@ from sse_engine.chat._events import (
     ChatDeltaField,
     ChatFinish,
     ChatFunctionCallDelta,
-    ChatFunctionCallDone,
+    ChatFunctionCallEnd,
     ChatRefusalDelta,
     ChatToolCallArgumentsDelta,
-    ChatToolCallDone,
+    ChatToolCallEnd,
     ChatToolCallStarted,
     ChatUsage,
 )
 from sse_engine.chat._lane import ChatCompletionsLane
-from sse_engine.chat._wire import DETAILS_KEY, FINISH_REASONS, REASONING_KEYS, usage_from_wire
+from sse_engine.chat._wire import (
+    ANNOTATIONS_KEY,
+    DETAILS_KEY,
+    FINISH_REASONS,
+    REASONING_KEYS,
+    usage_from_wire,
+)
 from sse_engine.parts import BASE_HANDLERS, ToolCall, Translator
 
 __all__ = ["ChatParts"]
@@ -96,17 +108,32 @@ class ChatParts(Translator):
         # This stream's own table, changed in place: the caller holds it for a whole
         # batch of events, and a change must take effect at the next event.
         self.handlers = dict(self.HANDLERS)
-        # (choice, tool_index) -> the call and its index in the turn.
-        self._calls: dict[tuple[int, int], tuple[ToolCall, int]] = {}
+        # The lane's (choice_index, tool_index) -> the call, its index in the turn, its choice.
+        self._calls: dict[tuple[int, int], tuple[ToolCall, int, int]] = {}
         self._legacy: dict[int, tuple[ToolCall, int]] = {}
         self._reasoning_key: dict[int, str] = {}
         # Each choice's reasoning_details.
         self._details: dict[int, _Details] = {}
+        # The lane's choice index -> the parts' choice (see the module docstring).
+        self._choices: dict[int, int] = {}
+
+    def _choice(self, index: int) -> int:
+        """The parts' number for the lane's choice ``index``."""
+        try:
+            return self._choices[index]
+        except KeyError:
+            # The lane's choices, in the order it met them: number the ones not seen yet.
+            choices = self._choices
+            for wire in itertools.islice(self.lane.snapshot.choices, len(choices), None):
+                choices[wire] = len(choices)
+            return choices[index]
 
     def raw_reasons(self) -> Mapping[int, str | None]:
         snap = self.lane.snapshot
         self.builder.identify(snap.id, snap.model)
-        return {index: choice.finish_reason for index, choice in snap.choices.items()}
+        return {
+            self._choice(index): choice.finish_reason for index, choice in snap.choices.items()
+        }
 
     def _chunk(self, event: ChatChunk) -> None:
         snap = self.lane.snapshot
@@ -115,20 +142,26 @@ class ChatParts(Translator):
             self.handlers.pop(ChatChunk, None)  # every chunk after this needs no look
 
     def _content(self, event: ChatContentDelta) -> None:
-        self.builder.text(event.text, event.choice_index)
+        try:
+            choice = self._choices[event.choice_index]
+        except KeyError:
+            choice = self._choice(event.choice_index)
+        self.builder.text(event.text, choice)
 
     def _content_after_reasoning(self, event: ChatContentDelta) -> None:
         """Text while a block of reasoning is open (in this or another choice)."""
-        self._end_reasoning(event.choice_index)
-        self.builder.text(event.text, event.choice_index)
+        choice = self._choice(event.choice_index)
+        self._end_reasoning(choice)
+        self.builder.text(event.text, choice)
 
     def _refusal(self, event: ChatRefusalDelta) -> None:
-        self._end_reasoning(event.choice_index)
-        self.builder.refusal(event.text, event.choice_index)
+        choice = self._choice(event.choice_index)
+        self._end_reasoning(choice)
+        self.builder.refusal(event.text, choice)
 
     def _field(self, event: ChatDeltaField) -> None:
         key = event.key
-        choice = event.choice_index
+        choice = self._choice(event.choice_index)
         if key in REASONING_KEYS:
             if type(event.value) is str and self._reasoning_key.setdefault(choice, key) == key:
                 self._start_reasoning(choice)
@@ -139,6 +172,21 @@ class ChatParts(Translator):
             if details is None:
                 details = self._details[choice] = _Details()
             details.add(event.value)
+        elif key == ANNOTATIONS_KEY and type(event.value) is list:
+            for annotation in event.value:
+                self._cite(annotation, choice)
+
+    def _cite(self, annotation: Any, choice: int) -> None:
+        """One entry of ``delta.annotations``: ``{"type": "url_citation", "url_citation": ...}``."""
+        if type(annotation) is not dict or type(kind := annotation.get("type")) is not str:
+            return
+        detail = annotation.get(kind)
+        detail = detail if type(detail) is dict else {}
+        url, title = detail.get("url"), detail.get("title")
+        self.builder.citation(
+            kind, annotation, url=url if type(url) is str else None,
+            title=title if type(title) is str else None, choice=choice,
+        )
 
     def _start_reasoning(self, choice: int) -> None:
         if not self.builder.in_reasoning(choice):
@@ -152,33 +200,32 @@ class ChatParts(Translator):
         if builder.in_reasoning(choice):
             details = self._details.get(choice)
             builder.reasoning_end(choice, raw=None if details is None else details.take())
-            if not any(builder.in_reasoning(c) for c in builder.turns):
+            if not builder.reasoning_open:
                 self.handlers[ChatContentDelta] = ChatParts._content
 
     def _finish(self, event: ChatFinish) -> None:
-        self._end_reasoning(event.choice_index)
+        self._end_reasoning(self._choice(event.choice_index))
 
     def _tool_started(self, event: ChatToolCallStarted) -> None:
-        choice = event.choice_index
+        choice = self._choice(event.choice_index)
         self._end_reasoning(choice)
-        self._calls[choice, event.tool_index] = self.builder.call_start(
-            event.id or "", event.name or "", event.type, choice
-        )
+        call, index = self.builder.call_start(event.id or "", event.name or "", event.type, choice)
+        self._calls[event.choice_index, event.tool_index] = call, index, choice
 
     def _tool_arguments(self, event: ChatToolCallArgumentsDelta) -> None:
         found = self._calls.get((event.choice_index, event.tool_index))
         if found is not None:
-            self.builder.call_delta(found[0], event.delta, found[1], event.choice_index)
+            self.builder.call_delta(found[0], event.delta, found[1], found[2])
 
-    def _tool_done(self, event: ChatToolCallDone) -> None:
+    def _tool_end(self, event: ChatToolCallEnd) -> None:
         found = self._calls.get((event.choice_index, event.tool_index))
         if found is None:
             return
-        call, index = found
+        call, index, choice = found
         # A name or id sent after the opening fragment: the part says the final one.
         call.id = event.id or call.id
         call.name = event.name or call.name
-        self.builder.call_end(call, index, event.choice_index, event.arguments)
+        self.builder.call_end(call, index, choice, event.arguments)
 
     def _legacy_call(self, choice: int, name: str | None) -> tuple[ToolCall, int]:
         found = self._legacy.get(choice)
@@ -192,13 +239,15 @@ class ChatParts(Translator):
         return found
 
     def _function_delta(self, event: ChatFunctionCallDelta) -> None:
-        call, index = self._legacy_call(event.choice_index, event.name)
+        choice = self._choice(event.choice_index)
+        call, index = self._legacy_call(choice, event.name)
         if event.arguments:
-            self.builder.call_delta(call, event.arguments, index, event.choice_index)
+            self.builder.call_delta(call, event.arguments, index, choice)
 
-    def _function_done(self, event: ChatFunctionCallDone) -> None:
-        call, index = self._legacy_call(event.choice_index, event.name)
-        self.builder.call_end(call, index, event.choice_index, event.arguments)
+    def _function_end(self, event: ChatFunctionCallEnd) -> None:
+        choice = self._choice(event.choice_index)
+        call, index = self._legacy_call(choice, event.name)
+        self.builder.call_end(call, index, choice, event.arguments)
 
     def _usage(self, event: ChatUsage) -> None:
         self.builder.usage(usage_from_wire(event.usage))
@@ -212,9 +261,9 @@ ChatParts.HANDLERS = {
     ChatDeltaField: ChatParts._field,
     ChatToolCallStarted: ChatParts._tool_started,
     ChatToolCallArgumentsDelta: ChatParts._tool_arguments,
-    ChatToolCallDone: ChatParts._tool_done,
+    ChatToolCallEnd: ChatParts._tool_end,
     ChatFunctionCallDelta: ChatParts._function_delta,
-    ChatFunctionCallDone: ChatParts._function_done,
+    ChatFunctionCallEnd: ChatParts._function_end,
     ChatUsage: ChatParts._usage,
     ChatFinish: ChatParts._finish,
 }

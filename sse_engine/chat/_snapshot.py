@@ -164,7 +164,7 @@ class ChatToolCallSnapshot(_CallSnapshot):
     none, as Gemini does).
     """
 
-    __slots__ = ("_whole", "done", "extra", "id", "index", "type", "wire_index")
+    __slots__ = ("done", "extra", "id", "index", "type", "wire_index")
 
     def __init__(
         self,
@@ -174,16 +174,12 @@ class ChatToolCallSnapshot(_CallSnapshot):
         type: str | None,
         *,
         wire_index: int | None = None,
-        whole: bool = False,
     ) -> None:
         super().__init__(name)
         self.index = index
         self.id = id
         self.type = type
         self.wire_index = wire_index
-        # Its opening fragment carried the name and complete JSON arguments (a
-        # call sent in one piece, as Gemini sends them).
-        self._whole = whole
         self.done = False
         self.extra: dict[str, Any] = {}
 
@@ -207,8 +203,6 @@ class ChatChoiceSnapshot:
     """
 
     __slots__ = (
-        "_by_wire",
-        "_current_tool",
         "_text",
         "extra",
         "finish_reason",
@@ -229,9 +223,6 @@ class ChatChoiceSnapshot:
         self.finish_reason: str | None = None
         self.logprobs: dict[str, list[Any] | None] | None = None
         self.extra: dict[str, Any] = {}
-        # The tool call that the last tool fragment went to (the lane's bookkeeping).
-        self._current_tool: ChatToolCallSnapshot | None = None
-        self._by_wire: dict[int, ChatToolCallSnapshot] = {}
 
     @property
     def content(self) -> str | None:
@@ -253,26 +244,12 @@ class ChatChoiceSnapshot:
         else:
             parts.append(text)
 
-    def _tool_by_wire_index(self, wire: int) -> ChatToolCallSnapshot | None:
-        """The latest tool call the provider numbered ``wire``."""
-        return self._by_wire.get(wire)
-
     def _add_tool_call(
-        self,
-        wire: int | None,
-        id: str | None,
-        name: str | None,
-        type: str | None,
-        *,
-        whole: bool = False,
+        self, wire: int | None, id: str | None, name: str | None, type: str | None
     ) -> ChatToolCallSnapshot:
-        call = ChatToolCallSnapshot(
-            len(self.tool_calls), id, name, type, wire_index=wire, whole=whole
-        )
+        """A new tool call, at the end of ``tool_calls``."""
+        call = ChatToolCallSnapshot(len(self.tool_calls), id, name, type, wire_index=wire)
         self.tool_calls.append(call)
-        if wire is not None:
-            self._by_wire[wire] = call
-        self._current_tool = call
         return call
 
     def _add_logprobs(self, content: list[Any] | None, refusal: list[Any] | None) -> None:

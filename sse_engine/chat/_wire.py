@@ -16,6 +16,7 @@ from sse_engine._openai import openai_error
 from sse_engine.parts import FinishReason, Usage, count_tokens
 
 __all__ = [
+    "ANNOTATIONS_KEY",
     "CHUNK_OBJECT",
     "COMPLETE_FINISH_REASONS",
     "DETAILS_KEY",
@@ -70,6 +71,8 @@ REASONING_KEYS: Final = frozenset({"reasoning_content", "reasoning"})
 REASONING_FIELD: Final = "reasoning_content"
 #: The delta field of OpenRouter's replay data for reasoning.
 DETAILS_KEY: Final = "reasoning_details"
+#: The delta field of the sources an answer cites (``url_citation`` entries).
+ANNOTATIONS_KEY: Final = "annotations"
 
 
 def recognize(event: str, payload: Any) -> str | None:
@@ -90,11 +93,15 @@ def recognize_error(event: str, payload: Any) -> str | None:
     """A data-only ``{"error": {...}}`` frame: only Chat Completions sends errors untyped.
 
     A JSON error body (``event == ""``) in that envelope could be Chat or
-    Responses, so it names no format.
+    Responses, so it names no format. An error object with a ``status`` word is
+    Google's envelope (OpenAI's error object has none): not claimed.
     """
     if event != "message" or type(payload) is not dict or "type" in payload:
         return None
-    return "a data-only error frame" if type(payload.get("error")) is dict else None
+    inner = payload.get("error")
+    if type(inner) is not dict or type(inner.get("status")) is str:
+        return None
+    return "a data-only error frame"
 
 
 #: A failure as this API's error body (``{"error": {...}}``) and in-stream error frame.

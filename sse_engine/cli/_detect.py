@@ -11,10 +11,12 @@ from typing import Any
 
 import attrs
 
+from sse_engine._detect import DETECT_EVENTS, detect_events, error_shape
 from sse_engine._formats import FORMATS
 from sse_engine._headers import content_type as media_type_of
 from sse_engine._headers import is_event_stream
 from sse_engine._lane import Lane
+from sse_engine._lane_body import only_element
 from sse_engine._outcome import Outcome
 from sse_engine._parser import SSEParser
 from sse_engine._sse import ServerSentEvent
@@ -43,7 +45,6 @@ EXIT_UNREADABLE = 3
 #: The status a pre-stream error body is replayed with when ``--status`` is not given.
 ASSUMED_ERROR_STATUS = 400
 
-_DETECT_EVENTS = 50
 _SAMPLE = 64 * 1024
 
 
@@ -82,16 +83,18 @@ def _check_readable(body: bytes) -> None:
         raise Unreadable("binary data, not a text event stream (mostly invalid UTF-8)")
 
 
-def _error_body(body: bytes) -> dict[str, Any] | None:
-    """The JSON object of a pre-stream error body, or None when the body is not one."""
+def _error_body(body: bytes) -> Any:
+    """The JSON of a pre-stream error body (an error object, or a one-element array of one,
+    as Google sends), or None when the body is not one."""
     head = body.lstrip()[:1]
     if head not in (b"{", b"["):
         return None
     try:
         value = json.loads(body.decode("utf-8", "replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep for json.loads counts as not JSON
         return None  # not JSON after all: let the SSE checks explain
-    if isinstance(value, dict) and ("error" in value or value.get("type") == "error"):
+    envelope = value if isinstance(value, dict) else only_element(value)
+    if envelope is not None and ("error" in envelope or envelope.get("type") == "error"):
         return value
     what = "object" if isinstance(value, dict) else type(value).__name__
     raise Unreadable(
@@ -100,43 +103,10 @@ def _error_body(body: bytes) -> dict[str, Any] | None:
     )
 
 
-def _decode(sse: ServerSentEvent) -> Any:
-    """The data as JSON, or the data text itself when it is not JSON (a sentinel)."""
-    try:
-        return json.loads(sse.data)
-    except ValueError:
-        return sse.data.strip()
-
-
 def detect_lane(events: list[ServerSentEvent]) -> tuple[str, str] | None:
-    """The format that reads these SSE events, and why: from the first events that tell.
-
-    Each format says which events are its own (``recognize`` in ``FORMATS``: a
-    ``response.*`` event, a Messages frame, a ``chat.completion.chunk``, the
-    ``data: [DONE]`` sentinel). A stream holding only an error event is named
-    by the format whose own error shape it has (``recognize_error``). None
-    when nothing tells.
-    """
-    error_guess: tuple[str, str] | None = None
-    for sse in events[:_DETECT_EVENTS]:
-        name = sse.event
-        payload = _decode(sse)
-        for row in FORMATS.values():
-            why = row.recognize(name, payload)
-            if why:
-                return row.name, why
-        if error_guess is None:
-            error_guess = _error_shape(name, payload)
-    return error_guess
-
-
-def _error_shape(event: str, payload: Any) -> tuple[str, str] | None:
-    """The format whose own error shape ``payload`` has (``event`` "" for a body), and why."""
-    for row in FORMATS.values():
-        why = row.recognize_error(event, payload)
-        if why:
-            return row.name, why
-    return None
+    """The format these SSE events are of, and why (:func:`sse_engine.detect_events`)."""
+    found = detect_events(events)
+    return None if found is None else (found.format.name, found.reason)
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -149,18 +119,29 @@ class Input:
     reason: str
     status: int | None
     status_assumed: bool = False
+    #: What the body is, for the report's source line.
+    described: str = "a JSON error body, not a stream"
 
 
 def _error_lane(payload: Any, lane: str) -> tuple[str | None, str]:
     """The lane of a JSON error body, and why: given, or read from the body's shape."""
     if lane != "auto":
         return lane, "--lane"
-    shaped = _error_shape("", payload)
+    shaped = error_shape("", payload)
     if shaped is not None:
-        return shaped
+        return shaped.format.name, shaped.reason
     if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
         return None, "a JSON error body in the envelope several APIs share; --lane to say which"
     return None, "an error body; --lane to say which API sent it"
+
+
+def _events(body: bytes) -> list[ServerSentEvent]:
+    """The SSE events the body holds, from its first reads (enough to tell its lane)."""
+    parser: SSEParser[ServerSentEvent] = SSEParser(None)
+    events = parser.feed(body[: 4 * _SAMPLE])
+    if not events and len(body) > 4 * _SAMPLE:
+        events = parser.feed(body[4 * _SAMPLE :])
+    return events + parser.close()
 
 
 def classify(
@@ -171,9 +152,21 @@ def classify(
     if status is not None and not 200 <= status < 300:
         try:
             payload = json.loads(body.decode("utf-8", "replace"))
-        except ValueError:
+        except (ValueError, RecursionError):
             payload = None
-        return Input("error_body", *_error_lane(payload, lane), status)
+        if payload is not None:
+            return Input("error_body", *_error_lane(payload, lane), status)
+        # Not JSON: every client reads a non-2xx body as an error report, whatever it holds.
+        events = _events(body)
+        detected = detect_lane(events) if events and lane == "auto" else None
+        name, reason = (lane, "--lane") if lane != "auto" else detected or (
+            None, "an error body; --lane to say which API sent it"
+        )
+        described = (
+            f"an event stream sent with HTTP {status}: read as an error body, as clients do"
+            if events else "an error body that is not JSON"
+        )
+        return Input("error_body", name, reason, status, described=described)
     media_type = media_type_of({"content-type": content_type} if content_type else None)
     if not is_event_stream(status or 200, media_type):
         # A 2xx that is not a stream: the lanes read it as an error body, if it is one.
@@ -188,11 +181,7 @@ def classify(
     if error is not None:
         name, reason = _error_lane(error, lane)
         return Input("error_body", name, reason, ASSUMED_ERROR_STATUS, status_assumed=True)
-    parser: SSEParser[ServerSentEvent] = SSEParser(None)
-    events = parser.feed(body[: 4 * _SAMPLE])
-    if not events and len(body) > 4 * _SAMPLE:
-        events = parser.feed(body[4 * _SAMPLE :])
-    events += parser.close()
+    events = _events(body)
     if not events:
         raise Unreadable(
             "not an event stream: no SSE event (a 'data:' line followed by a blank line) found"
@@ -201,7 +190,7 @@ def classify(
         return Input("stream", lane, "--lane", status)
     detected = detect_lane(events)
     if detected is None:
-        names = sorted({e.event for e in events[:_DETECT_EVENTS]})
+        names = sorted({e.event for e in events[:DETECT_EVENTS]})
         raise Unreadable(
             f"cannot tell which API sent this stream (its first events are {', '.join(names)}, "
             f"with no recognisable payload); pass --lane {'|'.join(FORMATS)}"

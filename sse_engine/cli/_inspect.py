@@ -20,7 +20,7 @@ import attrs
 
 from sse_engine._errors import ProtocolError
 from sse_engine._formats import format_of
-from sse_engine._lane import LaneEvent, StreamEnd
+from sse_engine._lane import Lane, LaneEvent, StreamEnd
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.cli._detect import (
     EXIT_STATUS,
@@ -111,7 +111,7 @@ class _Reading:
     SSE event; reading them one by one ties each part to the event it came from.
     """
 
-    def __init__(self, stream: PartStream) -> None:
+    def __init__(self, stream: PartStream[Lane[Any]]) -> None:
         self.lane = stream.lane
         self.stream = stream
         self.parts: list[tuple[Part, LaneEvent | None]] = []
@@ -151,7 +151,7 @@ class _Reading:
                            self.stream.translate([StreamEnd(lane.outcome, lane.error)])]
 
 
-def run_parts(stream: PartStream, body: bytes, *, close: bool = True) -> tuple[
+def run_parts(stream: PartStream[Lane[Any]], body: bytes, *, close: bool = True) -> tuple[
         Trace, list[LocatedPart]]:
     """:func:`trace` the stream's lane over ``body``, reading its events as parts as they come."""
     reading = _Reading(stream)
@@ -283,6 +283,7 @@ def inspect_body(
         "http": head.record() if head else None,
         "lane": what.lane,
         "lane_reason": what.reason,
+        "described": what.described,
     }
     if what.kind == "error_body":
         assert what.status is not None

@@ -170,7 +170,7 @@ def render(
     out = _Writer(style, max(width, _MIN_WIDTH), compact)
     size = f"{report['bytes']} bytes"
     if report["input"] == "error_body":
-        out.row("source", f"{report['source']} ({size}): a JSON error body, not a stream")
+        out.row("source", out.wrapped(f"{report['source']} ({size}): {report['described']}"))
     else:
         out.row("source", f"{report['source']} ({size}, {report['sse_events']} SSE events)")
     http = report.get("http")

@@ -6,8 +6,7 @@ other, and when the two disagree the JSON wins and a warning says so. See
 ``docs/messages.md`` for the events, the outcome rules and the warning codes.
 
 :data:`MessagesEvent` is the union of the lane's ``@final`` event classes and
-``StreamEnd``: what ``MessagesLane.feed()`` returns (``MessageEvent`` is the
-same union, under the name the lane's base class had).
+``StreamEnd``: what ``MessagesLane.feed()`` returns.
 """
 
 from __future__ import annotations
@@ -23,14 +22,13 @@ from sse_engine.messages._events import (
     InputJsonDelta,
     MessageDelta,
     MessageError,
-    MessageEvent,
     MessagesEvent,
     MessageStart,
     MessageStop,
     OtherDelta,
     Ping,
     SignatureDelta,
-    TextDelta,
+    TextBlockDelta,
     ThinkingDelta,
     ToolUseStop,
     UnknownEvent,
@@ -51,7 +49,6 @@ __all__ = [
     "InputJsonDelta",
     "MessageDelta",
     "MessageError",
-    "MessageEvent",
     "MessageSnapshot",
     "MessageStart",
     "MessageStop",
@@ -60,7 +57,7 @@ __all__ = [
     "OtherDelta",
     "Ping",
     "SignatureDelta",
-    "TextDelta",
+    "TextBlockDelta",
     "ThinkingDelta",
     "ToolUseStop",
     "UnknownEvent",

@@ -13,6 +13,15 @@ whose input streams as ``input_json_delta`` fragments. The end is
 ``message_delta`` (stop reason, cumulative usage) and ``message_stop``; a
 failed or truncated source ends with ``event: error``, which every Anthropic
 client raises.
+
+A ``tool_use`` block's input is written only as far as the anthropic SDK
+reads it (``_tool_input.py``: the SDK parses the fragments after each one,
+and raises a ``ValueError`` on what its JSON reader refuses), and the block
+stops only when its input is complete. A call whose input cannot be written
+(not JSON, or JSON the SDK refuses) is left open, the rest of the turn is
+relayed, and the stream ends with ``event: error`` naming the call: Messages
+has no way to carry it, and a clean ending would let a client run the call
+with part of its input.
 """
 
 from __future__ import annotations
@@ -20,8 +29,9 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from sse_engine._outcome import Outcome
+from sse_engine._outcome import Outcome, StreamError
 from sse_engine.messages._frames import encode_messages_event
+from sse_engine.messages._tool_input import ToolInput
 from sse_engine.messages._wire import (
     CONTEXT_WINDOW_EXCEEDED,
     WIRE_REASONS,
@@ -66,6 +76,10 @@ class MessagesEmitter(Emitter):
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         super().__init__(model=model, id=id, created=created)
         self._count = 0
+        #: The input of each tool block being written, by block index.
+        self._inputs: dict[int, ToolInput] = {}
+        #: The tool calls whose input could not be written, each said with why.
+        self._unwritten: list[str] = []
 
     def _event(self, payload: dict[str, Any], out: list[bytes]) -> None:
         out.append(encode_messages_event(payload))
@@ -101,14 +115,21 @@ class MessagesEmitter(Emitter):
             "delta": {"type": kind, field: TEXT},
         }
         block.template = template(encode_messages_event(delta))
+        if block.kind == "tool":
+            self._inputs[block.index] = ToolInput()
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
-        if not block.plain:  # a plain-text input is not JSON: it goes whole at the end
-            out.append(fill(block.template, text))
+        if block.kind == "tool":
+            if block.plain:  # a plain-text input is not JSON: it goes whole at the end
+                return
+            text = self._inputs[block.index].feed(text)  # as far as the SDK reads it
+            if not text:
+                return
+        out.append(fill(block.template, text))
 
     def close_block(self, block: Block, out: list[bytes]) -> None:
-        if block.plain:  # as a JSON string
-            out.append(fill(block.template, json.dumps(block.final, ensure_ascii=False)))
+        if block.kind == "tool" and not self._complete_input(block, out):
+            return  # left open: a client may run a call as soon as its block stops
         reasoning = block.reasoning
         if reasoning is not None and reasoning.signature is not None:
             delta = {"type": "signature_delta", "signature": reasoning.signature}
@@ -117,12 +138,34 @@ class MessagesEmitter(Emitter):
             )
         self._event({"type": "content_block_stop", "index": block.index}, out)
 
+    def _complete_input(self, block: Block, out: list[bytes]) -> bool:
+        """Write the rest of a tool block's input; False when it cannot be written."""
+        tool = self._inputs.pop(block.index)
+        # A plain-text input goes whole, as a JSON string (checked too: a lone
+        # surrogate in it has no UTF-8 form, and the SDK would raise).
+        final = json.dumps(block.final, ensure_ascii=False) if block.plain else block.final
+        rest = tool.finish(final)
+        if rest is None:
+            self._unwritten.append(
+                f"the upstream's tool call {block.id!r} ({block.name}) has input a Messages "
+                f"client cannot read, so its tool_use block was left open: {tool.error}"
+            )
+            return False
+        if rest:
+            out.append(fill(block.template, rest))
+        return True
+
     def keeps(self, reasoning: ReasoningBlock) -> bool:
         return reasoning.signature is not None or reasoning.redacted is not None
 
     def finish(self, finish: Finish, out: list[bytes]) -> None:
         failure = failure_of(finish)
         self.flush(failure is None, out)
+        if failure is None and self._unwritten:
+            # The upstream's turn is complete, but not all of it reached the client.
+            failure = StreamError(
+                message="; ".join(self._unwritten), code="tool_input_invalid", retryable=True
+            )
         if failure is not None:
             out.append(encode_messages_event(error_body(failure)))
             return

@@ -27,14 +27,13 @@ __all__ = [
     "InputJsonDelta",
     "MessageDelta",
     "MessageError",
-    "MessageEvent",
     "MessageStart",
     "MessageStop",
     "MessagesEvent",
     "OtherDelta",
     "Ping",
     "SignatureDelta",
-    "TextDelta",
+    "TextBlockDelta",
     "ThinkingDelta",
     "ToolUseStop",
     "UnknownEvent",
@@ -93,8 +92,13 @@ class BlockDelta(_MessagesFrame):
 
 @final
 @attrs.frozen
-class TextDelta(BlockDelta):
-    """``text_delta``: print ``text`` now; it extends text block ``index``."""
+class TextBlockDelta(BlockDelta):
+    """``text_delta``: print ``text`` now; it extends text block ``index``.
+
+    The lane's event for one wire delta (``index`` says which block); the
+    part that means "answer text grew" in every format is
+    :class:`sse_engine.TextDelta`.
+    """
 
     text: str
 
@@ -250,7 +254,7 @@ MessagesEvent: TypeAlias = (
     MessageStart
     | Ping
     | BlockStart
-    | TextDelta
+    | TextBlockDelta
     | ThinkingDelta
     | SignatureDelta
     | InputJsonDelta
@@ -264,5 +268,3 @@ MessagesEvent: TypeAlias = (
     | UnknownEvent
     | StreamEnd
 )
-#: The same union under the name the Messages base class had (before the unions).
-MessageEvent: TypeAlias = MessagesEvent

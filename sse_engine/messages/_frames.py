@@ -22,7 +22,7 @@ from sse_engine.messages._events import (
     OtherDelta,
     Ping,
     SignatureDelta,
-    TextDelta,
+    TextBlockDelta,
     ThinkingDelta,
     ToolUseStop,
     UnknownEvent,
@@ -37,7 +37,7 @@ _MESSAGES_TYPES: dict[type[_MessagesFrame], str] = {
     Ping: "ping",
     BlockStart: "content_block_start",
     **dict.fromkeys(
-        (TextDelta, ThinkingDelta, SignatureDelta, InputJsonDelta, CitationDelta, OtherDelta),
+        (TextBlockDelta, ThinkingDelta, SignatureDelta, InputJsonDelta, CitationDelta, OtherDelta),
         "content_block_delta",
     ),
     BlockStop: "content_block_stop",

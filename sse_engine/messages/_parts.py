@@ -24,7 +24,7 @@ from sse_engine.messages._events import (
     InputJsonDelta,
     MessageDelta,
     MessageStart,
-    TextDelta,
+    TextBlockDelta,
     ThinkingDelta,
     ToolUseStop,
 )
@@ -107,7 +107,7 @@ class MessagesParts(Translator):
                 raw=block,
             )
 
-    def _text(self, event: TextDelta) -> None:
+    def _text(self, event: TextBlockDelta) -> None:
         self.builder.text(event.text)
 
     def _thinking(self, event: ThinkingDelta) -> None:
@@ -146,7 +146,7 @@ MessagesParts.HANDLERS = {
     MessageStart: MessagesParts._message_start,
     BlockStart: MessagesParts._block_start,
     BlockStop: MessagesParts._block_stop,
-    TextDelta: MessagesParts._text,
+    TextBlockDelta: MessagesParts._text,
     ThinkingDelta: MessagesParts._thinking,
     InputJsonDelta: MessagesParts._input,
     ToolUseStop: MessagesParts._tool_stop,

@@ -155,8 +155,9 @@ def error_body(error: StreamError) -> dict[str, Any]:
 
 
 def usage_from_wire(usage: Mapping[str, Any]) -> Usage:
-    """The lane's merged usage as :class:`~sse_engine.Usage` (cache reads and writes
-    counted as input)."""
+    """The lane's merged usage as :class:`~sse_engine.Usage`: the cache reads and
+    writes are counted in ``input_tokens`` (the whole prompt) and each said apart
+    (``cached_input_tokens``, ``cache_write_input_tokens``)."""
     fresh = count_tokens(usage, "input_tokens")
     read = count_tokens(usage, "cache_read_input_tokens")
     written = count_tokens(usage, "cache_creation_input_tokens")
@@ -171,19 +172,24 @@ def usage_from_wire(usage: Mapping[str, Any]) -> Usage:
         total_tokens=None if total_input is None or output is None else total_input + output,
         cached_input_tokens=read,
         reasoning_tokens=thinking,
+        cache_write_input_tokens=written,
         raw=usage,
     )
 
 
 def usage_to_wire(usage: Usage | None) -> dict[str, Any]:
-    """``usage`` as a Messages ``usage`` object (input without the cache reads)."""
+    """``usage`` as a Messages ``usage`` object: ``input_tokens`` without the cache
+    reads and writes, which have fields of their own."""
     if usage is None:
         return {"input_tokens": 0, "output_tokens": 0}
-    cached = usage.cached_input_tokens
+    read = usage.cached_input_tokens
+    written = usage.cache_write_input_tokens
     out: dict[str, Any] = {
-        "input_tokens": max((usage.input_tokens or 0) - (cached or 0), 0),
+        "input_tokens": max((usage.input_tokens or 0) - (read or 0) - (written or 0), 0),
         "output_tokens": usage.output_tokens or 0,
     }
-    if cached is not None:
-        out["cache_read_input_tokens"] = cached
+    if written is not None:
+        out["cache_creation_input_tokens"] = written
+    if read is not None:
+        out["cache_read_input_tokens"] = read
     return out

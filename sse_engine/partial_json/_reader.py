@@ -23,7 +23,6 @@ class :class:`~sse_engine.partial_json._tree.ValueTree`.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from sse_engine._errors import UsageError
@@ -57,6 +56,7 @@ from sse_engine.partial_json._grammar import (
     WS,
     WS_CHARS,
 )
+from sse_engine.partial_json._number import NumberText, past_digit_limit, too_many_digits
 from sse_engine.partial_json._string import RUN, StringReader, scanstring
 from sse_engine.partial_json._tree import ValueTree
 
@@ -82,6 +82,7 @@ class PartialJSON(ValueTree):
 
     __slots__ = (
         "_base", "_closed", "_error", "_in_key", "_max_depth", "_nat", "_nparts", "_nq",
+        "_number_text",
         "_partial_strings", "_parts", "_spath", "_stale", "_str", "_word", "_wpos",
     )
 
@@ -100,6 +101,7 @@ class PartialJSON(ValueTree):
         # the number or literal cut by a fragment boundary
         self._nparts: list[str] = []
         self._nq = 0  # the number automaton's state
+        self._number_text = NumberText()  # what showing it needs, in bounded size
         self._nat = 0  # the number's offset
         self._word = ""
         self._wpos = 0
@@ -122,8 +124,10 @@ class PartialJSON(ValueTree):
         ``None`` before a value has started or while a top-level scalar cannot
         be shown yet.
 
-        Reading it costs O(1) (plus the length of an unfinished number or, with
-        ``partial_strings``, of the unfinished string): the same objects are
+        Reading it costs O(1) (plus, for an unfinished number, converting at
+        most a bounded text of it: 800 significant digits, or an integer within
+        ``int()``'s digit limit; with ``partial_strings``, the unfinished
+        string's length): the same objects are
         returned every time and keep changing with later feeds. Take
         ``copy.deepcopy(pj.value)`` to keep a snapshot.
         """
@@ -300,15 +304,16 @@ class PartialJSON(ValueTree):
             m = NUMBER_RE(s, i)
             if m is not None and (j := m.end()) < n and s[j] not in NUM_CHARS:
                 number = m.group()
-                if m.lastindex:
-                    self._put(float(number), events)
-                else:
-                    self._put(self._int(number, i + self._base), events)
+                past = past_digit_limit(number)
+                if past >= 0:
+                    raise self._fail(i + past, too_many_digits(), number[past])
+                self._put(float(number) if m.lastindex else int(number), events)
                 return j
             # cut by the fragment's end, or invalid: the automaton decides
             self._state = NUMBER
             self._nq = 0
             self._nparts = []
+            self._number_text = NumberText()
             self._nat = self._base + i
             return i
         word = WORDS.get(c)
@@ -360,7 +365,11 @@ class PartialJSON(ValueTree):
             q = nxt
             j += 1
         if j > i:
-            self._nparts.append(s[i:j])
+            run = s[i:j]
+            past = self._number_text.add(run)
+            if past >= 0:
+                raise self._fail(i + past, too_many_digits(), run[past])
+            self._nparts.append(run)
         self._nq = q
         if j == n:
             return n
@@ -375,16 +384,8 @@ class PartialJSON(ValueTree):
     def _finish_number(self, events: list[JSONDelta]) -> None:
         text = "".join(self._nparts)
         self._nparts = []
-        number = self._int(text, self._nat) if self._nq in NUM_INT else float(text)
-        self._put(number, events)
-
-    def _int(self, text: str, at: int) -> int:
-        try:
-            return int(text)
-        except ValueError:  # longer than sys.get_int_max_str_digits(), as json.loads
-            raise JSONStreamError(at, "expected an integer Python can convert (int() is "
-                                  "limited to sys.get_int_max_str_digits() digits)",
-                                  f"{len(text.lstrip('-'))} digits") from None
+        # The integer part was held within int()'s limit as it came (NumberText.add).
+        self._put(int(text) if self._nq in NUM_INT else float(text), events)
 
     def _literal(self, s: str, i: int, events: list[JSONDelta]) -> int:
         """Go on reading ``true``, ``false`` or ``null``; return where reading goes on."""
@@ -411,10 +412,7 @@ class PartialJSON(ValueTree):
         state = self._state
         shown: Any = ABSENT
         if state == NUMBER and self._nq in NUM_ACCEPT:
-            text = "".join(self._nparts)
-            self._nparts = [text]
-            with contextlib.suppress(ValueError):  # too many digits: jiter gives up too
-                shown = int(text) if self._nq in NUM_INT else float(text)
+            shown = self._number_text.value(self._nq in NUM_INT)
         elif state == STRING and self._partial_strings and not self._in_key:
             shown = self._str.so_far()
         self._show(shown)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from sse_engine._public import publish as _publish
 from sse_engine.parts._parts import (
+    Citation,
     Finish,
     MessageItemStart,
     Part,
@@ -26,6 +27,7 @@ from sse_engine.parts._parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -40,6 +42,7 @@ from sse_engine.parts._usage import FINISH_REASONS, FinishReason, Usage, count_t
 __all__ = [
     "BASE_HANDLERS",
     "FINISH_REASONS",
+    "Citation",
     "Finish",
     "FinishReason",
     "MessageItemStart",
@@ -51,6 +54,7 @@ __all__ = [
     "ReasoningStart",
     "RefusalDelta",
     "Restart",
+    "ServerToolResult",
     "TextDelta",
     "ToolCall",
     "ToolCallDelta",

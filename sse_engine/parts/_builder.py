@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar
 
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts._parts import (
+    Citation,
     Finish,
     FinishReason,
     MessageItemStart,
@@ -26,6 +27,7 @@ from sse_engine.parts._parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -134,6 +136,8 @@ class PartBuilder:
         self.format = format
         self.out: list[Part] = []
         self.turns: dict[int, Turn] = {0: Turn(format=format)}
+        #: The lowest choice index seen: its turn is the one a Finish part speaks for.
+        self._first = 0
         self.finished = False
         self._id: str | None = None
         self._model: str | None = None
@@ -148,8 +152,9 @@ class PartBuilder:
             turn = self.turns[choice] = Turn(
                 self._id, self._model, choice=choice, format=self.format
             )
-            first = self.turns[min(self.turns)]
-            turn.usage = first.usage
+            turn.usage = self.turns[self._first].usage
+            if choice < self._first:
+                self._first = choice
         return turn
 
     def identify(self, id: str | None, model: str | None) -> None:
@@ -229,6 +234,11 @@ class PartBuilder:
         """Whether a block of reasoning is open in ``choice``."""
         return choice in self._blocks
 
+    @property
+    def reasoning_open(self) -> bool:
+        """Whether a block of reasoning is open in any choice."""
+        return bool(self._blocks)
+
     def reasoning_end(
         self,
         choice: int = 0,
@@ -267,17 +277,20 @@ class PartBuilder:
         server: bool = False,
         plain: bool = False,
         item_id: str | None = None,
+        raw: Any = None,
     ) -> tuple[ToolCall, int]:
         """A tool call opened: the call the later parts of it go to, and its index.
 
         ``plain``: its input is plain text, not JSON. ``server``: the server
         runs it (see :attr:`ToolCall.server`). ``item_id``: the provider's id
-        for the item holding it (see :attr:`ToolCallStart.item_id`).
+        for the item holding it (see :attr:`ToolCallStart.item_id`). ``raw``:
+        the provider's own object for the call (see :attr:`ToolCall.raw`).
         """
         call = ToolCall.streaming(
             id, name, type, server=server, plain=plain, partial_strings=self.partial_strings,
             item_id=item_id,
         )
+        call.raw = raw
         calls = self.turn(choice).tool_calls
         index = len(calls)
         self.out.append(ToolCallStart(id, name, index, choice, call=call, item_id=item_id))
@@ -343,12 +356,32 @@ class PartBuilder:
             self.warn("tool_input_invalid", f"tool call {index} ({call.name!r}): {error}")
             return None, error
 
+    def server_result(self, call: ToolCall, index: int, result: Any, choice: int = 0) -> None:
+        """The server's result for a call it ran (``index``: its place in the turn)."""
+        call.result = result
+        self.out.append(ServerToolResult(call.id, result, index, choice))
+
+    def citation(
+        self,
+        type: str,
+        raw: Any,
+        *,
+        url: str | None = None,
+        title: str | None = None,
+        cited_text: str | None = None,
+        choice: int = 0,
+    ) -> None:
+        """The answer cites a source (the provider's citation object ``raw``, read)."""
+        part = Citation(type, url, title, cited_text, choice, raw)
+        self.turn(choice).citations.append(part)
+        self.out.append(part)
+
     # -- usage, the end, a restart -------------------------------------------------------
 
     def usage(self, usage: Usage) -> None:
         """Usage is known or changed (an unchanged report makes no part)."""
         turns = self.turns
-        if turns[min(turns)].usage == usage:
+        if turns[self._first].usage == usage:
             return
         for turn in turns.values():
             turn.usage = usage
@@ -382,7 +415,7 @@ class PartBuilder:
             turn.raw_finish_reason = raw
             turn.outcome = outcome
             turn.error = error
-        first = self.turns[min(self.turns)]
+        first = self.turns[self._first]
         assert first.finish_reason is not None
         self.out.append(Finish(first.finish_reason, outcome, error, first.raw_finish_reason))
         self.finished = True
@@ -399,6 +432,7 @@ class PartBuilder:
         """The stream replays from the start: a Restart part, and the turns begin again."""
         self.out.append(Restart(reason))
         self.turns = {0: Turn(format=self.format)}
+        self._first = 0
         self._pieces = {}
         self._blocks = {}
         self._id = self._model = None

@@ -25,6 +25,7 @@ from sse_engine.parts._usage import FINISH_REASONS, FinishReason, Usage, count_t
 
 __all__ = [
     "FINISH_REASONS",
+    "Citation",
     "Finish",
     "FinishReason",
     "MessageItemStart",
@@ -34,6 +35,7 @@ __all__ = [
     "ReasoningStart",
     "RefusalDelta",
     "Restart",
+    "ServerToolResult",
     "TextDelta",
     "ToolCallDelta",
     "ToolCallEnd",
@@ -202,6 +204,46 @@ class ToolCallEnd:
 
 @final
 @attrs.frozen
+class ServerToolResult:
+    """The server ran one of its own tools and says what came of it.
+
+    For a call the server runs (``ToolCall.server``: an Anthropic
+    ``server_tool_use`` answered by its ``web_search_tool_result`` block, a
+    Responses ``mcp_call`` item's output): ``id`` and ``index`` are the call's
+    (``Turn.tool_calls[index]``), ``result`` the provider's result object as it
+    came, which the call keeps too (:attr:`ToolCall.result`): what a client
+    of that provider sends back with the call.
+    """
+
+    id: str
+    result: Any
+    index: int
+    choice: int = 0
+
+
+@final
+@attrs.frozen
+class Citation:
+    """The answer cites a source: an Anthropic ``citations_delta``, a Responses
+    ``url_citation`` / ``file_citation`` annotation, a Chat ``annotations`` entry.
+
+    ``type`` is the provider's kind of citation (``web_search_result_location``,
+    ``char_location``, ``url_citation``, ``file_citation``, ...); ``url``,
+    ``title`` and ``cited_text`` (the quoted source text) are None where that
+    kind has none. ``raw`` is the provider's citation object, as sent. Each
+    citation also joins :attr:`Turn.citations`.
+    """
+
+    type: str
+    url: str | None = None
+    title: str | None = None
+    cited_text: str | None = None
+    choice: int = 0
+    raw: Any = attrs.field(default=None, eq=False, repr=False)
+
+
+@final
+@attrs.frozen
 class UsageUpdate:
     """Token usage is known, or changed (Messages reports it at the start and the end).
 
@@ -251,6 +293,8 @@ Part = (
     | ToolCallStart
     | ToolCallDelta
     | ToolCallEnd
+    | ServerToolResult
+    | Citation
     | UsageUpdate
     | Finish
     | Restart

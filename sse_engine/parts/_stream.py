@@ -13,7 +13,7 @@ the ``parts`` of the lane's wire format in ``FORMATS``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._formats import format_of
@@ -26,8 +26,11 @@ from sse_engine.parts._turn import Turn
 
 __all__ = ["PartStream"]
 
+#: The lane a PartStream reads: ``PartStream(MessagesLane()).lane`` is typed a MessagesLane.
+L = TypeVar("L", bound=Lane[Any])
 
-class PartStream:
+
+class PartStream(Generic[L]):
     """Any lane, read as parts: one loop for every provider.
 
     ``lane`` is a fresh :class:`~sse_engine.ChatCompletionsLane`,
@@ -47,10 +50,11 @@ class PartStream:
     :attr:`turn` is choice 0 and :attr:`turns` lists every choice's turn.
     """
 
-    def __init__(self, lane: Lane[Any], *, partial_strings: bool = False) -> None:
+    def __init__(self, lane: L, *, partial_strings: bool = False) -> None:
         row = format_of(lane)
         kind: type[Translator] = row.parts
-        self.lane = lane
+        #: The lane read (typed as given: ``PartStream(ResponsesLane()).lane.load(...)``).
+        self.lane: L = lane
         # Warnings found here (invalid tool input) join the lane's own, located like them.
         self._builder = PartBuilder(lane.json_loads, lane.add_warning, partial_strings, row.name)
         self._translator = kind(lane, self._builder)

@@ -12,6 +12,7 @@ character is parsed once either way).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from itertools import islice
 from typing import Any, Final, final
@@ -24,8 +25,14 @@ from sse_engine.parts._usage import FinishReason, Usage
 
 __all__ = ["UNSET", "ReasoningBlock", "ToolCall", "Turn", "joined"]
 
-#: "Not known yet": ``None`` is a valid tool input.
-UNSET: Final[Any] = object()
+class _Unset(enum.Enum):
+    """"Not known yet" (``None`` is a valid tool input): one member, which stays itself
+    through ``copy.deepcopy`` and pickle, so a copied turn's unfinished call is unfinished."""
+
+    UNSET = "UNSET"
+
+
+UNSET: Final[Any] = _Unset.UNSET
 
 
 def joined(pieces: list[str]) -> str:
@@ -77,6 +84,10 @@ class ToolCall(_ByValue):
     Anthropic ``cache_control``, a Responses item's ``status``): see
     :class:`~sse_engine.conversation.Message`. Neither takes part in equality:
     they are the provider's bookkeeping, not what the call says.
+
+    ``raw`` is the provider's own object for the call, where it carries what
+    the provider needs back with it (a Gemini ``functionCall`` part, with its
+    ``thoughtSignature``), else None. Not part of equality.
     """
 
     __slots__ = (
@@ -93,6 +104,8 @@ class ToolCall(_ByValue):
         "input_error",
         "item_id",
         "name",
+        "raw",
+        "result",
         "server",
         "type",
     )
@@ -111,6 +124,7 @@ class ToolCall(_ByValue):
         plain: bool = False,
         item_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
+        raw: Any = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -120,6 +134,11 @@ class ToolCall(_ByValue):
         self.input_error = input_error
         self.item_id = item_id
         self.extra: Mapping[str, Any] = {} if extra is None else extra
+        self.raw = raw
+        #: For a call the server runs: its result, as the provider sent it (see
+        #: :class:`~sse_engine.parts.ServerToolResult`); None until then, and for
+        #: a call the client runs.
+        self.result: Any = None
         self._pieces: list[str] = [arguments] if arguments else []
         self._final: Any = input
         self._plain = plain
@@ -220,7 +239,7 @@ class ToolCall(_ByValue):
     def _key(self) -> tuple[Any, ...]:
         return (
             self.id, self.name, self.arguments, self.input, self.done, self.type, self.server,
-            self.input_error,
+            self.input_error, self.result,
         )
 
     def __repr__(self) -> str:
@@ -277,7 +296,9 @@ class Turn(_ByValue):
     latest usage reported. ``finish_reason`` (unified), ``raw_finish_reason``
     (the lane's own), ``outcome`` and ``error`` are None until the
     :class:`~sse_engine.parts.Finish` part. ``choice`` is the Chat choice
-    index this turn is (0 but for ``n > 1``).
+    index this turn is (0 but for ``n > 1``). ``citations`` are the sources
+    the answer cites (:class:`~sse_engine.parts.Citation` parts), and a call
+    the server ran carries its result (:attr:`ToolCall.result`).
 
     ``format`` is the name of the wire format the turn was read from
     (``"messages"``, ...; ``sse_engine.FORMATS``), None for a turn made by
@@ -292,6 +313,7 @@ class Turn(_ByValue):
         "_refusal",
         "_text",
         "choice",
+        "citations",
         "error",
         "finish_reason",
         "format",
@@ -335,6 +357,8 @@ class Turn(_ByValue):
         self.reasoning_blocks: list[ReasoningBlock] = (
             [] if reasoning_blocks is None else reasoning_blocks
         )
+        #: The sources the answer cites, in the order they came (``Citation`` parts).
+        self.citations: list[Any] = []
         self.usage = usage
         self.finish_reason = finish_reason
         self.raw_finish_reason = raw_finish_reason
@@ -361,14 +385,14 @@ class Turn(_ByValue):
         return (
             self.id, self.model, self.text, self.reasoning, self.refusal, self.tool_calls,
             self.usage, self.finish_reason, self.raw_finish_reason, self.outcome, self.error,
-            self.choice, self.reasoning_blocks,
+            self.choice, self.reasoning_blocks, self.citations,
         )
 
     def __repr__(self) -> str:
         fields = (
             "id", "model", "text", "reasoning", "refusal", "tool_calls", "usage",
             "finish_reason", "raw_finish_reason", "outcome", "error", "choice",
-            "reasoning_blocks",
+            "reasoning_blocks", "citations",
         )
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in fields)
         return f"Turn({inner})"

@@ -33,7 +33,9 @@ class Usage:
     ``input_tokens`` counts the whole prompt, cached tokens included (as
     OpenAI counts it; for Messages the cache reads and writes are added to
     ``input_tokens``); ``cached_input_tokens`` is the part of it that was a
-    cache hit and ``reasoning_tokens`` the part of ``output_tokens`` spent
+    cache hit, ``cache_write_input_tokens`` the part of it written to the
+    cache (Anthropic bills these apart; the OpenAI formats do not report
+    them), and ``reasoning_tokens`` the part of ``output_tokens`` spent
     reasoning. A count the server did not send is None; Messages sends no
     total, so ``total_tokens`` is input plus output there. ``raw`` is the
     lane's own usage object, as sent (not part of equality).
@@ -44,6 +46,7 @@ class Usage:
     total_tokens: int | None = None
     cached_input_tokens: int | None = None
     reasoning_tokens: int | None = None
+    cache_write_input_tokens: int | None = None
     raw: Any = attrs.field(default=None, eq=False)
 
 

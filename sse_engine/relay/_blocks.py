@@ -17,7 +17,7 @@ its hooks and never sees the queue.
 from __future__ import annotations
 
 from collections import deque
-from typing import Protocol
+from typing import Any, Protocol
 
 import attrs
 
@@ -36,6 +36,8 @@ class Block:
     source's ``id`` for it (if any) and, once ended, the source's
     ``reasoning`` block with its replay data. ``source_item`` is the source's
     id for the block's output item (a Responses source's), "" if it has none.
+    ``raw`` is a tool call's :attr:`~sse_engine.parts.ToolCall.raw`: the
+    source's own object for it (a Gemini part with its signature), or None.
     ``index``, ``content_index``, ``mark``, ``item_id`` and ``template`` are
     the target's to set and use.
     """
@@ -53,6 +55,7 @@ class Block:
     arguments: str | None = None
     reasoning: ReasoningBlock | None = None
     source_item: str = ""
+    raw: Any = None
     index: int = -1
     content_index: int = 0
     #: Where the piece being written starts in ``sent`` (a Responses summary part).
@@ -180,10 +183,18 @@ class Blocks:
         self._advance(out)
 
     def tool_start(
-        self, index: int, id: str, name: str, plain: bool, item_id: str | None, out: list[bytes]
+        self,
+        index: int,
+        id: str,
+        name: str,
+        plain: bool,
+        item_id: str | None,
+        out: list[bytes],
+        raw: Any = None,
     ) -> None:
-        """Tool call ``index`` opened (``item_id``: the source's id for its item, if any)."""
-        block = Block("tool", self._choice, id=id, name=name, plain=plain)
+        """Tool call ``index`` opened (``item_id``: the source's id for its item, if any;
+        ``raw``: the source's own object for the call)."""
+        block = Block("tool", self._choice, id=id, name=name, plain=plain, raw=raw)
         block.source_item = item_id or ""
         self._tools[index] = self._add(block, out)
 

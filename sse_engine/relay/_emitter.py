@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Final, Protocol
 from sse_engine._encoder import encode_comment
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts import (
+    Citation,
     Finish,
     MessageItemStart,
     Part,
@@ -30,6 +31,7 @@ from sse_engine.parts import (
     ReasoningStart,
     RefusalDelta,
     Restart,
+    ServerToolResult,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -127,6 +129,9 @@ class Emitter:
     #: blocks, Responses reasoning items), which separate the source's blocks;
     #: else (Chat) the blank line between them is written as reasoning text.
     reasoning_blocks: ClassVar[bool] = True
+    #: What a keepalive is on the target's wire: bytes its clients skip that still
+    #: reset their read timeouts (a comment line, unless its clients fail on one).
+    keepalive: ClassVar[bytes] = KEEPALIVE
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         self._given_model = model
@@ -296,7 +301,8 @@ class Emitter:
             self._tools.add((part.choice, part.index))
             self.tool_calls[part.choice] = self.tool_calls.get(part.choice, 0) + 1
             plain = call is not None and call.plain
-            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out)
+            raw = None if call is None else call.raw
+            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out, raw)
 
     def _on_tool_delta(self, part: ToolCallDelta, out: list[bytes]) -> None:
         if part.text and (part.choice, part.index) in self._tools:
@@ -314,6 +320,10 @@ class Emitter:
             self._begin(out)
         self.finished = True
         self.finish(part, out)
+
+    def _on_not_relayed(self, part: Citation | ServerToolResult, out: list[bytes]) -> None:
+        """Not relayed (yet): a citation or a server tool's result is the source provider's
+        own object, which no other provider reads (see docs/gateways.md)."""
 
     def _on_restart(self, part: Restart, out: list[bytes]) -> None:
         """Handled by the Relay before the emitter (a replay is skipped, not re-sent)."""
@@ -341,6 +351,8 @@ _ROUTES: dict[type, _Route] = {
     UsageUpdate: Emitter._on_usage,
     Finish: Emitter._on_finish,
     Restart: Emitter._on_restart,
+    Citation: Emitter._on_not_relayed,
+    ServerToolResult: Emitter._on_not_relayed,
 }
 
 

@@ -35,7 +35,7 @@ from sse_engine.parts import (
     ToolCallStart,
     Turn,
 )
-from sse_engine.relay._emitter import KEEPALIVE, Emitter, ErrorResponse
+from sse_engine.relay._emitter import Emitter, ErrorResponse
 
 __all__ = ["Relay"]
 
@@ -124,9 +124,11 @@ class Relay:
 
         A comment line with no blank line after it: every SSE client skips it
         and it still resets their read timeouts (a comment *and* a blank line
-        right after an ``id:`` line trips the openai SDK's decoder).
+        right after an ``id:`` line trips the openai SDK's decoder). A target
+        whose clients fail on a comment has its own (Gemini: a blank line, since
+        google-genai reads a comment line as JSON and raises).
         """
-        return KEEPALIVE
+        return self._emitter.keepalive
 
     def error_response(self) -> ErrorResponse | None:
         """A failure before the stream, as the target API answers one; else None.
@@ -209,7 +211,7 @@ class Relay:
             if type(event) is Comment:
                 out.append(self._write(self.stream.translate(events[start:at])))
                 if not self._emitter.finished:
-                    out.append(KEEPALIVE)
+                    out.append(self._emitter.keepalive)
                 start = at + 1
         out.append(self._write(self.stream.translate(events[start:])))
         return b"".join(out)

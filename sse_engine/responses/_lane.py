@@ -24,6 +24,7 @@ from sse_engine.responses._events import (
     ResponseUnknownEvent,
 )
 from sse_engine.responses._fields import Malformed
+from sse_engine.responses._gaps import GapLoss
 from sse_engine.responses._items import ITEM_STATUS_TYPES, ItemAssembly
 from sse_engine.responses._load import (
     failure_of,
@@ -72,6 +73,8 @@ class ResponsesLane(ItemAssembly):
         self._response_id: str | None = None
         self._event_id = ""
         self._warned_once: set[str] = set()
+        #: What sequence gaps may have taken; None until one happens (most streams).
+        self._gap_loss: GapLoss | None = None
 
     @property
     def snapshot(self) -> ResponseSnapshot:
@@ -119,6 +122,7 @@ class ResponsesLane(ItemAssembly):
         self._snap = ResponseSnapshot(self._reports.note_loss)
         self._last_seq = None
         self._open = None
+        self._gap_loss = None
         return [StreamRestarted(f"full replay of {plan.response_id} from the start")]
 
     def load(self, response: dict[str, Any]) -> list[ResponsesEvent]:
@@ -193,6 +197,9 @@ class ResponsesLane(ItemAssembly):
                         f"sequence_number jumped from {last} to {seq} at {kind}: "
                         f"{seq - last - 1} event(s) missing",
                     )
+                    if self._gap_loss is None:
+                        self._gap_loss = GapLoss()
+                    self._gap_loss.note(last, seq, kind, payload, self._open, self._snap)
             self._last_seq = seq
         elif seq is None:
             self._warn_once("missing_sequence_number", f"{kind} has no sequence_number")
@@ -273,9 +280,8 @@ class ResponsesLane(ItemAssembly):
         response = self._record_terminal(kind, payload, seq, out)
         if kind == "response.failed":
             self._end(Outcome.FAILED, failure_of(response), out)
-        elif kind == "response.incomplete":
-            self._end(Outcome.INCOMPLETE, None, out)
-        else:
+            return
+        if kind == "response.completed":
             unfinished = [item.output_index for item in self._snap.items if not item.done]
             if unfinished:
                 self._warn("unfinished_items", f"{kind} while items {unfinished} were never done")
@@ -285,6 +291,12 @@ class ResponsesLane(ItemAssembly):
                     f"{kind} with no text, no tool call and no refusal: possibly a failed "
                     "generation that looks like a normal completion",
                 )
+        lost = None if self._gap_loss is None else self._gap_loss.error(self._snap)
+        if lost is not None:  # the turn ended, but not all of it arrived
+            self._end(Outcome.TRUNCATED, lost, out)
+        elif kind == "response.incomplete":
+            self._end(Outcome.INCOMPLETE, None, out)
+        else:
             self._end(Outcome.COMPLETED, None, out)
 
     def _record_terminal(

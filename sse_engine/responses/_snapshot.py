@@ -314,9 +314,36 @@ class ResponseSnapshot:
             self.response.update(response)
 
     def _finish(self, response: dict[str, Any]) -> None:
-        """The terminal event: its object is the final word."""
+        """The terminal event: its object is the final word, on the items too.
+
+        When it carries ``output``, each item the stream left unfinished (no
+        ``output_item.done``: a resume that skipped it, say) becomes the
+        terminal object's item, and an item the stream never announced is
+        added: ``output_text`` then reads what ``to_api()`` returns.
+        """
         self.response = response
         self.terminal = True
+        output = response.get("output")
+        if type(output) is list:
+            for index, entry in enumerate(output):
+                # An entry that is no item object stays in to_api() only, as load() keeps it.
+                if type(entry) is dict and type(entry.get("type", "")) is str:
+                    self._settle(index, entry)
+
+    def _settle(self, index: int, entry: dict[str, Any]) -> None:
+        """The terminal object's item ``entry`` (at ``index``) over the streamed one, if open."""
+        ident = entry.get("id")
+        state = self._by_id.get(ident) if type(ident) is str else None
+        if state is None:
+            state = self._by_index.get(index)
+            if state is not None and state.id is not None and state.id != ident:
+                return  # another item holds that place: nothing to guess from
+        if state is None:
+            state = self._add(index, entry)
+        elif state.done:
+            return
+        state._finish(entry)
+        self._index_id(state)
 
     def _add(
         self, output_index: int, item: dict[str, Any], *, implicit: bool = False

@@ -28,7 +28,7 @@ from openai.types.chat import ChatCompletionChunk
 from test_chat import LEGACY_FUNCTION_CALL, capture, choice, chunk, run, sse, tool
 
 from sse_engine import Outcome
-from sse_engine.chat import ChatContentDelta, ChatToolCallDone
+from sse_engine.chat import ChatContentDelta, ChatToolCallEnd
 
 _CLIENT = openai.OpenAI(api_key="sk-dummy", base_url="https://example.invalid/v1")
 
@@ -139,7 +139,7 @@ def test_openai_captures_equal_the_sdk(name: str) -> None:
 def test_tool_call_done_events_match_the_sdk() -> None:
     for name in ("chat_basic.sse", "chat_parallel_tools.sse"):
         _, sdk, events = both(capture(name))
-        ours = [(e.tool_index, e.name, e.arguments) for e in events if type(e) is ChatToolCallDone]
+        ours = [(e.tool_index, e.name, e.arguments) for e in events if type(e) is ChatToolCallEnd]
         assert ours == sdk.tool_done() and ours
 
 
@@ -230,7 +230,7 @@ def test_single_chunk_tool_calls_with_an_index_equal_the_sdk() -> None:
     )
     lane, sdk, events = both(body)
     assert lane.snapshot.to_api() == sdk.api
-    ours = [(e.tool_index, e.name, e.arguments) for e in events if type(e) is ChatToolCallDone]
+    ours = [(e.tool_index, e.name, e.arguments) for e in events if type(e) is ChatToolCallEnd]
     assert ours == sdk.tool_done()
 
 
@@ -426,7 +426,7 @@ def test_generated_streams_equal_the_sdk(body: bytes) -> None:
     lane, sdk, events = both(body)
     assert lane.snapshot.to_api() == sdk.api
     assert "".join(e.text for e in events if type(e) is ChatContentDelta) == sdk.text()
-    ours = [(e.tool_index, e.name, e.arguments) for e in events if type(e) is ChatToolCallDone]
+    ours = [(e.tool_index, e.name, e.arguments) for e in events if type(e) is ChatToolCallEnd]
     if len(lane.snapshot.choices) == 1:  # the SDK's done events carry no choice index
         assert ours == sdk.tool_done()
     assert lane.outcome in (Outcome.COMPLETED, Outcome.INCOMPLETE)

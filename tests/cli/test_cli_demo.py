@@ -40,7 +40,7 @@ def test_every_lane_every_scenario_and_the_resume(capsys: pytest.CaptureFixture[
     status, out = demo(capsys)
     assert status == 0
     found = sections(out.split("\ndemo: ", 1)[0])
-    assert len(found) == 13
+    assert len(found) == 17  # four scenarios of each of the four lanes, and the resume
     expected = {
         "chat_basic.sse: a normal stream: text and a tool call": "COMPLETED",
         "chat_truncated.sse: the connection dropped mid-stream": "TRUNCATED",
@@ -54,11 +54,20 @@ def test_every_lane_every_scenario_and_the_resume(capsys: pytest.CaptureFixture[
         "messages_truncated.sse: the connection dropped mid-stream": "TRUNCATED",
         "messages_error.sse: the server fails inside a 200 stream": "FAILED",
         "messages_prestream_429.json: a JSON error body instead of a stream (HTTP 429)": "FAILED",
+        "gemini_basic.sse: a normal stream: text and a tool call": "COMPLETED",
+        "gemini_truncated.sse: the connection dropped mid-stream": "TRUNCATED",
+        "gemini_error.sse: the server fails inside a 200 stream": "FAILED",
+        "gemini_prestream_429.json: a JSON error body instead of a stream (HTTP 429)": "FAILED",
     }
     for title, outcome in expected.items():
         assert f"outcome    {outcome}" in found[title], title
     basic = found["messages_basic.sse: a normal stream: text and a tool call"]
     assert "tool call  get_weather" in basic
+    gemini = found["gemini_basic.sse: a normal stream: text and a tool call"]
+    assert "tool call  get_weather" in gemini and "lane       Gemini" in gemini
+    assert "retry after 27 s" in " ".join(found[
+        "gemini_prestream_429.json: a JSON error body instead of a stream (HTTP 429)"
+    ].split())
     assert "(retryable, HTTP 429)" in " ".join(found[
         "chat_prestream_429.json: a JSON error body instead of a stream (HTTP 429)"
     ].split())
@@ -69,17 +78,17 @@ def test_every_lane_every_scenario_and_the_resume(capsys: pytest.CaptureFixture[
     assert "next steps sse-engine inspect YOUR_CAPTURE.sse" in tail
     assert "docs/cli.md" in " ".join(tail.split())
     # Short enough for a terminal, and no colour when not on one.
-    assert len(out.splitlines()) < 160
+    assert len(out.splitlines()) < 200
     assert "\x1b[" not in out
 
 
 def test_event_counts_use_one_naming_in_every_lane(capsys: pytest.CaptureFixture[str]) -> None:
     _, out = demo(capsys)
     rows = re.findall(r"^events     \d+ typed events: (.*(?:\n {11}\S.*)*)", out, flags=re.M)
-    assert len(rows) == 9  # the three streams of each lane
+    assert len(rows) == 12  # the three streams of each lane
     for row in rows:
         for count in " ".join(row.split()).removesuffix(", …").split(", "):
-            # "11 ResponseContentDeltaEvent", "26 ChatChunk", "5 TextDelta": classes.
+            # "11 ResponseContentDeltaEvent", "26 ChatChunk", "5 TextBlockDelta": classes.
             assert re.fullmatch(r"\d+ [A-Z][A-Za-z]+", count), row
 
 

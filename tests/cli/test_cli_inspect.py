@@ -43,6 +43,16 @@ EXPECTED: dict[str, tuple[str | None, str, int]] = {
     "chat_refusal.sse": ("chat", "completed", 0),
     "chat_slow_start_error.sse": ("chat", "failed", 2),
     "chat_truncated.sse": ("chat", "truncated", 2),
+    "gemini_basic.sse": ("gemini", "completed", 0),
+    "gemini_error.sse": ("gemini", "failed", 2),
+    "gemini_max_tokens.sse": ("gemini", "incomplete", 1),
+    "gemini_prestream_400.json": ("gemini", "failed", 2),  # Google's envelope, in an array
+    "gemini_prestream_429.json": ("gemini", "failed", 2),
+    "gemini_prompt_blocked.sse": ("gemini", "incomplete", 1),
+    "gemini_safety.sse": ("gemini", "incomplete", 1),
+    "gemini_thinking.sse": ("gemini", "completed", 0),
+    "gemini_tools_two.sse": ("gemini", "completed", 0),
+    "gemini_truncated.sse": ("gemini", "truncated", 2),
     "messages_basic.sse": ("messages", "completed", 0),
     "messages_error.sse": ("messages", "failed", 2),
     "messages_gateway.sse": ("messages", "completed", 0),
@@ -300,7 +310,7 @@ def test_events_lists_every_typed_event(capsys: pytest.CaptureFixture[str]) -> N
     status, out, _ = run(capsys, str(CAPTURES / "messages_basic.sse"), "--events")
     assert status == 0
     assert "event list 20 typed events" in out
-    assert "TextDelta index=0 text=" in out
+    assert "TextBlockDelta index=0 text=" in out
 
 
 def test_parts_lists_the_part_sequence(capsys: pytest.CaptureFixture[str]) -> None:
@@ -460,7 +470,7 @@ def test_colour_only_on_a_terminal_and_without_no_color(
         (b'{"id": "c1", "object": "chat.completion"}', "a JSON object, not an event stream"),
         (b"[1, 2, 3]", "a JSON list, not an event stream"),
         (b"data: hello\n\ndata: world\n\n", "cannot tell which API sent this stream"),
-        (b"event: heartbeat\ndata: {}\n\n", "pass --lane chat|messages|responses"),
+        (b"event: heartbeat\ndata: {}\n\n", "pass --lane chat|gemini|messages|responses"),
     ],
 )
 def test_unreadable_input(

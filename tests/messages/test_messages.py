@@ -23,7 +23,7 @@ from sse_engine.messages import (
     OtherDelta,
     Ping,
     SignatureDelta,
-    TextDelta,
+    TextBlockDelta,
     ThinkingDelta,
     ToolUseStop,
     UnknownEvent,
@@ -124,7 +124,7 @@ def test_basic_capture_event_sequence() -> None:
     assert kinds[-4:] == ["ToolUseStop", "MessageDelta", "MessageStop", "StreamEnd"]
     start = events[0]
     assert (start.id, start.model) == ("msg_01XFDUDYJgAACzvnptvVoYEL", "claude-sonnet-4-5-20250929")
-    assert "".join(e.text for e in of_type(events, TextDelta)) == (
+    assert "".join(e.text for e in of_type(events, TextBlockDelta)) == (
         "I'll check the current weather in Zürich for you."
     )
     assert lane.outcome is Outcome.COMPLETED and lane.error is None
@@ -133,7 +133,7 @@ def test_basic_capture_event_sequence() -> None:
 
 def test_events_keep_the_raw_payload() -> None:
     _, events = run(text_message("Hi"))
-    text = of_type(events, TextDelta)[0]
+    text = of_type(events, TextBlockDelta)[0]
     assert text.raw == {"type": "content_block_delta", "index": 0,
                         "delta": {"type": "text_delta", "text": "Hi"}}
     assert of_type(events, MessageStart)[0].raw["message"]["id"] == "msg_1"
@@ -172,7 +172,7 @@ def test_json_type_wins_over_a_disagreeing_event_line() -> None:
                    "delta": {"type": "text_delta", "text": "Hi"}}, event="message_stop")
     body += block_stop(0) + message_delta() + MESSAGE_STOP
     lane, events = run(body)
-    assert [e.text for e in of_type(events, TextDelta)] == ["Hi"]
+    assert [e.text for e in of_type(events, TextBlockDelta)] == ["Hi"]
     assert lane.snapshot.text == "Hi"
     assert codes(lane) == ["event_name_mismatch"]
     with pytest.raises(ProtocolError, match="JSON wins"):
@@ -220,8 +220,8 @@ def test_events_after_message_stop_are_ignored() -> None:
 
 def test_text_delta_accumulates() -> None:
     lane, events = run(text_message("Hel", "lo, ", "wörld"))
-    assert [e.text for e in of_type(events, TextDelta)] == ["Hel", "lo, ", "wörld"]
-    assert all(e.index == 0 for e in of_type(events, TextDelta))
+    assert [e.text for e in of_type(events, TextBlockDelta)] == ["Hel", "lo, ", "wörld"]
+    assert all(e.index == 0 for e in of_type(events, TextBlockDelta))
     assert lane.snapshot.to_api()["content"] == [{"type": "text", "text": "Hello, wörld"}]
 
 

@@ -17,6 +17,7 @@ import json
 import math
 import pickle
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +38,7 @@ from sse_engine.partial_json import (
     JSONStringDelta,
     JSONValue,
     PartialJSON,
+    _number,
     _reader,
     _string,
 )
@@ -530,7 +532,8 @@ def test_scalars_at_every_split(text: str, want: Any) -> None:
         ('"abc', 4, "expected the rest of the string and its closing '\"', got end of input"),
         ("", 0, "expected a JSON value, got end of input"),
         ("\ufeff1", 0, "expected a JSON value, got '\\ufeff'"),
-        ("1" * 4301, 0, "sys.get_int_max_str_digits() digits), got 4301 digits"),
+        ("1" * 4301, 4300, "jiter stops there too), got '1'"),
+        ("-" + "1" * 4301 + ".5", 4301, "jiter stops there too), got '1'"),
     ],
 )
 def test_error_names_the_offset_and_the_expectation(text: str, offset: int, message: str) -> None:
@@ -662,3 +665,76 @@ def test_the_docs_error_example() -> None:
     with pytest.raises(JSONStreamError) as info:
         PartialJSON().feed(text)
     assert str(info.value) == message
+
+
+# -- issue 20 item 7: long numbers, read after every fragment --------------------------------------
+
+
+@st.composite
+def long_numbers(draw: st.DrawFn) -> str:
+    """A number whose digits run long: past 800 significant digits, past int()'s limit."""
+    sign = draw(st.sampled_from(["", "-"]))
+    zeros = "0" * draw(st.sampled_from([0, 0, 5, 900]))
+    integer = draw(st.sampled_from(["0", "1", "9" * 50, "123456789" * 100, "1" * 4300,
+                                    "1" * 4301]))
+    fraction = draw(st.sampled_from(["", "." + zeros + "5", "." + "3" * 1200,
+                                     "." + "0" * 850 + "7", "." + "4" * 799 + "5" + "0" * 300]))
+    exponent = draw(st.sampled_from(["", "e5", "E-400", "e+308", "e" + "0" * 30 + "2",
+                                     "e-" + "9" * 40, "e" + "1" * 30]))
+    return f"[{sign}{integer}{fraction}{exponent}]"
+
+
+@settings(max_examples=120, deadline=None)
+@given(long_numbers(), st.lists(st.integers(0, 10**5), max_size=12))
+def test_a_long_number_read_after_every_fragment_agrees_with_jiter(
+    text: str, cuts: list[int]
+) -> None:
+    pj = PartialJSON()
+    seen = 0
+    try:
+        for fragment in split(text, cuts):
+            pj.feed(fragment)
+            seen += len(fragment)
+            want = jiter_partial(text[:seen], True)
+            if want is not _NO_VALUE:
+                assert same(pj.value, want), text[:seen][-60:]
+    except JSONStreamError as exc:
+        # Refused as jiter refuses it, at the integer part's digit past int()'s limit.
+        with pytest.raises(ValueError, match="number out of range"):
+            jiter.from_json(text.encode())
+        digits = text[: exc.offset].lstrip("[-")
+        assert digits.isdigit() and len(digits) == sys.get_int_max_str_digits()
+        return
+    assert same(pj.value, jiter.from_json(text.encode()))
+    assert same(pj.value, json.loads(text))
+
+
+def test_an_integer_past_the_digit_limit_is_refused_when_the_digit_arrives() -> None:
+    pj = PartialJSON()
+    pj.feed('{"n": ' + "7" * 4000)
+    with pytest.raises(JSONStreamError, match="offset 4306: expected at most 4300 digits"):
+        pj.feed("7" * 400)  # the refusal does not wait for the rest of a megabyte
+
+
+def test_reading_a_long_number_after_every_fragment_converts_bounded_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    converted = 0
+    real = float
+
+    def counting(text: str) -> float:
+        nonlocal converted
+        converted += len(text)
+        return real(text)
+
+    monkeypatch.setattr(_number, "float", counting, raising=False)
+    text = "[0." + "3" * 200_000 + "1e-5]"
+    pj = PartialJSON()
+    reads = 0
+    for at in range(0, len(text), 40):
+        pj.feed(text[at : at + 40])
+        pj.value  # noqa: B018
+        reads += 1
+    # Each read converts at most ~800 digits, not the whole number so far.
+    assert converted <= reads * 850
+    assert pj.value == [json.loads(text)[0]]

@@ -28,6 +28,7 @@ from sse_engine import (
     encode_responses_event,
 )
 from sse_engine.parts import (
+    Citation,
     Finish,
     Part,
     PartStream,
@@ -486,3 +487,72 @@ def test_a_responses_call_the_response_did_not_finish_gets_no_end() -> None:
     call = stream.turn.tool_calls[0]
     assert not call.done and call.arguments == '{"a": 1' and call.input == {"a": 1}
     assert isinstance(parts[-1], Finish) and parts[-1].reason == "error"
+
+
+# -- issue 20 item 6: many choices cost linear work --------------------------------------------
+
+
+class _CountingTurns(dict[int, Any]):
+    """The builder's turns, counting every turn any code walks over (a ``min``, an ``any``)."""
+
+    walked = 0
+
+    def __iter__(self) -> Any:
+        for key in super().__iter__():
+            _CountingTurns.walked += 1
+            yield key
+
+    def values(self) -> Any:
+        for key in self:
+            yield self[key]
+
+    def items(self) -> Any:
+        for key in self:
+            yield key, self[key]
+
+
+def _walked_for(choices: int) -> int:
+    """How many turns the parts layer walks over for one chunk of ``choices`` choices,
+    each with reasoning then text (the shape that asked the most), and the end."""
+    reasoning = [{"index": i, "delta": {"role": "assistant", "reasoning_content": "r"}}
+                 for i in range(choices)]
+    text = [{"index": i, "delta": {"content": "t"}, "finish_reason": "stop"}
+            for i in range(choices)]
+    body = b"".join(
+        encode_chat_event({"id": "c", "object": "chat.completion.chunk", "created": 1,
+                           "model": "m", "choices": part})
+        for part in (reasoning, text)
+    ) + b"data: [DONE]\n\n"
+    stream = PartStream(ChatCompletionsLane())
+    stream._builder.turns = _CountingTurns(stream._builder.turns)
+    _CountingTurns.walked = 0
+    parts = stream.feed(body) + stream.close()
+    assert isinstance(parts[-1], Finish) and len(stream.turns) == choices
+    return _CountingTurns.walked
+
+
+def test_many_choices_in_one_chunk_cost_work_linear_in_the_choices() -> None:
+    # Quadratic work (each new turn or each event walking every turn) would
+    # quadruple when the choices double; linear work doubles.
+    small, large = _walked_for(200), _walked_for(400)
+    assert large <= 2 * small + 10, (small, large)
+
+
+# -- issue 20 item 12: citations -----------------------------------------------------------------
+
+
+def test_chat_annotations_are_citations_on_the_turn() -> None:
+    cite = {"type": "url_citation", "url_citation": {"url": "https://example.org/a",
+                                                     "title": "A", "start_index": 0,
+                                                     "end_index": 5}}
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        return encode_chat_event({"id": "c", "object": "chat.completion.chunk", "created": 1,
+                                  "model": "m", "choices": [{"index": 0, "delta": delta,
+                                                             "finish_reason": finish}]})
+    stream = PartStream(ChatCompletionsLane())
+    parts = stream.feed(chunk({"role": "assistant", "content": "Hello"})
+                        + chunk({"annotations": [cite, "not an object"]})
+                        + chunk({}, "stop") + b"data: [DONE]\n\n") + stream.close()
+    citations = [p for p in parts if isinstance(p, Citation)]
+    assert citations == [Citation("url_citation", "https://example.org/a", "A")]
+    assert citations[0].raw == cite and stream.turn.citations == citations

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sse_engine import ChatCompletionsLane, Lane, MessagesLane, Outcome, ResponsesLane
+from sse_engine import ChatCompletionsLane, GeminiLane, Lane, MessagesLane, Outcome, ResponsesLane
 from sse_engine.parts import (
     FINISH_REASONS,
     Finish,
@@ -37,6 +37,7 @@ LANE_OF: dict[str, type[Lane[Any]]] = {
     "chat": ChatCompletionsLane,
     "responses": ResponsesLane,
     "messages": MessagesLane,
+    "gemini": GeminiLane,
     "sample": ResponsesLane,
 }
 #: The text each lane's snapshot holds (choice 0 for Chat).
@@ -44,6 +45,7 @@ SNAPSHOT_TEXT: dict[type[Lane[Any]], Callable[[Any], str]] = {
     ChatCompletionsLane: lambda s: (s.choices[0].content or "") if 0 in s.choices else "",
     ResponsesLane: lambda s: s.output_text,
     MessagesLane: lambda s: s.text,
+    GeminiLane: lambda s: s.text,
 }
 #: What each capture must end as (the unified reason and the lane's outcome).
 EXPECTED = {
@@ -59,6 +61,16 @@ EXPECTED = {
     "chat_refusal.sse": ("stop", Outcome.COMPLETED),
     "chat_slow_start_error.sse": ("error", Outcome.FAILED),
     "chat_truncated.sse": ("truncated", Outcome.TRUNCATED),
+    "gemini_basic.sse": ("tool_calls", Outcome.COMPLETED),  # Gemini says "STOP"
+    "gemini_error.sse": ("error", Outcome.FAILED),
+    "gemini_max_tokens.sse": ("length", Outcome.INCOMPLETE),
+    "gemini_prestream_400.json": ("error", Outcome.FAILED),  # a one-element array
+    "gemini_prestream_429.json": ("error", Outcome.FAILED),
+    "gemini_prompt_blocked.sse": ("content_filter", Outcome.INCOMPLETE),  # no candidate
+    "gemini_safety.sse": ("content_filter", Outcome.INCOMPLETE),
+    "gemini_thinking.sse": ("stop", Outcome.COMPLETED),
+    "gemini_tools_two.sse": ("tool_calls", Outcome.COMPLETED),
+    "gemini_truncated.sse": ("truncated", Outcome.TRUNCATED),
     "messages_basic.sse": ("tool_calls", Outcome.COMPLETED),
     "messages_error.sse": ("error", Outcome.FAILED),
     "messages_gateway.sse": ("stop", Outcome.COMPLETED),

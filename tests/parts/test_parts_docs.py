@@ -27,7 +27,7 @@ STREAMED = [example for example in EXAMPLE.findall(
 
 
 def test_the_page_has_its_examples() -> None:
-    assert len(EXAMPLES) == 3
+    assert len(EXAMPLES) == 4
 
 
 @pytest.mark.parametrize("example", EXAMPLES + STREAMED)
@@ -52,5 +52,6 @@ def test_every_part_name_is_exported_documented_and_the_same_at_the_top() -> Non
             assert getattr(sse_engine, name) is obj, name
     for name in ("PartStream", "TextDelta", "Finish", "Turn", "ToolCall", "Usage"):
         assert name in sse_engine.__all__
-    # The top-level TextDelta is the part; the Messages lane keeps its own event.
-    assert sse_engine.TextDelta is parts.TextDelta is not messages.TextDelta
+    # One name, one thing: TextDelta is the part; the Messages lane's event is TextBlockDelta.
+    assert sse_engine.TextDelta is parts.TextDelta
+    assert not hasattr(messages, "TextDelta") and messages.TextBlockDelta is not parts.TextDelta

@@ -12,9 +12,10 @@ import httpx
 import httpx2
 import openai
 import pytest
+from google.genai import errors as genai_errors
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from relay_oracles import SEEN
+from relay_oracles import SEEN, WHOLE_CALLS, genai_client
 
 from sse_engine import (
     FORMATS,
@@ -29,12 +30,8 @@ from sse_engine import (
 from sse_engine.relay import Relay
 
 CAPTURES = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
-TARGETS: tuple[str, ...] = ("chat", "responses", "messages")
-LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
-}
+TARGETS: tuple[str, ...] = tuple(FORMATS)
+LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 
 
 def capture(name: str) -> bytes:
@@ -53,17 +50,34 @@ def test_keepalive_is_one_comment_line_with_no_blank_line_after_it() -> None:
     assert Relay(ChatCompletionsLane(), to="responses").keepalive() == b": keepalive\n"
 
 
+#: One SSE event as the targets write it: its field lines, then the blank line.
+SSE_EVENT = re.compile(rb"(?:(?:event|id|data): [^\r\n]*\r?\n)+\r?\n")
+
+
 @pytest.mark.parametrize("target", TARGETS)
-def test_keepalives_upstream_are_comment_lines_downstream(target: str) -> None:
+def test_keepalives_upstream_are_keepalives_downstream(target: str) -> None:
     data = capture("messages_gateway.sse")
     upstream = data.count(b"\n: keepalive") + data.startswith(b": keepalive")
     assert upstream == 2
     relay = Relay(MessagesLane(), to=target)
+    keepalive = relay.keepalive()
     # Each keepalive in a read of its own, as a quiet upstream sends them.
     out = b"".join(relay.feed(piece) for piece in re.split(rb"(?<=\n\n)", data)) + relay.close()
-    assert out.count(b": keepalive\n") == upstream
-    assert b": keepalive\n\n" not in out
-    assert out.startswith(b": keepalive\n")  # before the first event, as upstream
+    assert SSE_EVENT.sub(b"", out) == keepalive * upstream  # between the events, nothing else
+    assert out.startswith(keepalive)  # before the first event, as upstream
+    assert SEEN[target](out) == SEEN[target](relay_all(MessagesLane(), target, data))
+    if target == "gemini":
+        # google-genai reads a comment line as JSON: Gemini's keepalive is a blank line.
+        assert keepalive == b"\r\n" and b"\n:" not in out
+    else:
+        assert keepalive == b": keepalive\n" and b": keepalive\n\n" not in out
+
+
+def test_a_comment_line_is_what_breaks_google_genai() -> None:
+    """Why Gemini's keepalive is a blank line: google-genai fails on a comment."""
+    body = relay_all(MessagesLane(), "gemini", capture("messages_basic.sse"))
+    with pytest.raises(genai_errors.UnknownApiResponseError):
+        SEEN["gemini"](b": keepalive\n" + body)
 
 
 @pytest.mark.parametrize("name", ["chat_slow_start_error.sse", "messages_gateway.sse"])
@@ -124,6 +138,13 @@ def _anthropic_client(status: int, headers: list[tuple[str, str]], body: bytes) 
 
 def sdk_error(target: str, answer: tuple[int, list[tuple[str, str]], bytes]) -> Any:
     """What the target's SDK client raises when the gateway answers with ``answer``."""
+    if target == "gemini":
+        status, headers, body = answer
+        client = genai_client(status, body, dict(headers)["content-type"])
+        with pytest.raises(genai_errors.APIError) as failed:
+            list(client.models.generate_content_stream(model="m", contents="hi"))
+        failed.value.status_code = failed.value.code  # as the other SDKs name it
+        return failed.value
     if target == "messages":
         client = _anthropic_client(*answer)
         with (
@@ -241,6 +262,9 @@ def test_feed_after_close_is_a_usage_error(target: str) -> None:
 def test_a_tool_call_cut_off_upstream_is_never_closed_downstream(target: str) -> None:
     """A client may run a tool call as soon as it closes: one cut short must stay open."""
     out = relay_all(MessagesLane(), target, capture("messages_truncated.sse"))
+    if target in WHOLE_CALLS:  # a call is written once complete: this one never is
+        assert b"get_weather" not in out
+        return
     closing = {
         "chat": b'"finish_reason":"tool_calls"',
         "responses": b"response.function_call_arguments.done",
@@ -274,7 +298,7 @@ def test_the_id_and_model_are_the_given_ones_or_the_upstreams(target: str) -> No
     out = relay_all(MessagesLane(), target, data, model="gw-model", id="abc", created=17)
     assert b'"gw-model"' in out and b'"abc"' in out
     out = relay_all(MessagesLane(), target, data)
-    prefix = {"chat": b"chatcmpl-", "responses": b"resp_", "messages": b""}[target]
+    prefix = {"chat": b"chatcmpl-", "responses": b"resp_", "messages": b"", "gemini": b""}[target]
     assert b'"' + prefix + b"msg_01XFDUDYJgAACzvnptvVoYEL" in out
     assert b'"claude-sonnet-4-5-20250929"' in out
 

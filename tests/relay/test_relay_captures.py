@@ -17,19 +17,17 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from relay_oracles import SEEN, Seen, finish_word
+from relay_oracles import NO_REFUSAL, OBJECT_ARGS, SEEN, WHOLE_CALLS, Seen, finish_word
 
-from sse_engine import ChatCompletionsLane, Lane, MessagesLane, Outcome, ResponsesLane
-from sse_engine.parts import PartStream, RefusalDelta, TextDelta, Turn
+from sse_engine import FORMATS, Lane, Outcome, ResponsesLane
+from sse_engine.parts import PartStream, RefusalDelta, TextDelta, ToolCall, Turn
 from sse_engine.relay import Relay
 
 CAPTURES_DIR = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
 CAPTURES = sorted(path.name for path in CAPTURES_DIR.glob("*.sse"))
-TARGETS: tuple[str, ...] = ("chat", "responses", "messages")
+TARGETS: tuple[str, ...] = tuple(FORMATS)
 LANES: dict[str, type[Lane[Any]]] = {
-    "chat": ChatCompletionsLane,
-    "responses": ResponsesLane,
-    "messages": MessagesLane,
+    **{name: row.lane for name, row in FORMATS.items()},
     "sample": ResponsesLane,  # the CLI's sample is a Responses stream
 }
 BAD = (Outcome.FAILED, Outcome.TRUNCATED)
@@ -56,9 +54,18 @@ def relay(name: str, target: str, reads: list[bytes] | None = None) -> tuple[Rel
     return relayed, out + relayed.close()
 
 
-def client_tools(turn: Turn) -> tuple[tuple[str, Any], ...]:
-    """The tool calls a client of the relay is asked to run: those the server did not run."""
-    return tuple((c.name, c.input if c.done else None) for c in turn.tool_calls if not c.server)
+def client_tools(turn: Turn, target: str = "") -> tuple[tuple[str, Any], ...]:
+    """The tool calls a client of the relay is asked to run: those the server did not run
+    (of a ``target`` that writes calls whole, those that completed)."""
+    return tuple(
+        (c.name, _input(c, target) if c.done else None)
+        for c in turn.tool_calls
+        if not c.server and (c.done or target not in WHOLE_CALLS)
+    )
+
+
+def _input(call: ToolCall, target: str) -> Any:
+    return {"input": call.input} if call.plain and target in OBJECT_ARGS else call.input
 
 
 def expected(name: str, target: str) -> Seen:
@@ -68,7 +75,7 @@ def expected(name: str, target: str) -> Seen:
     bad = stream.outcome in BAD
     refusal = turn.refusal
     text = turn.text
-    if target == "messages":  # no refusal field: the explanation is text, in stream order
+    if target in NO_REFUSAL:  # no refusal field: the explanation is text, in stream order
         text = "".join(
             p.text for p in parts if type(p) in (TextDelta, RefusalDelta) and not p.choice
         )
@@ -85,7 +92,7 @@ def expected(name: str, target: str) -> Seen:
         text=text,
         refusal=refusal,
         reasoning=turn.reasoning,
-        tools=client_tools(turn),
+        tools=client_tools(turn, target),
         usage=counts,
         finish=word,
         error=turn.error.message if bad and turn.error is not None else None,
@@ -124,7 +131,7 @@ def target_outcome(stream: PartStream, target: str) -> Outcome:
     """The verdict the relayed stream should carry."""
     if stream.outcome in BAD:
         return Outcome.FAILED  # every bad ending becomes the target's in-stream error
-    if target == "chat":
+    if FORMATS[target].emitter.many_choices:  # Chat, Gemini: every choice, as the source
         return stream.outcome  # type: ignore[return-value]
     # Responses and Messages carry choice 0: its own reason decides.
     reason = stream.turn.finish_reason
@@ -147,7 +154,7 @@ def test_our_target_lane_reads_the_same_turn_and_verdict(name: str, target: str)
     ignorable = {"empty_message", "empty_completion"}
     assert {w.code for w in back.warnings} <= ignorable
     assert again.reasoning == turn.reasoning
-    if target == "messages":
+    if target in NO_REFUSAL:
         assert again.text == expected(name, target).text and again.refusal == ""
     else:
         assert (again.text, again.refusal) == (turn.text, turn.refusal)
@@ -157,9 +164,9 @@ def test_our_target_lane_reads_the_same_turn_and_verdict(name: str, target: str)
             turn.error.message,
             turn.error.retryable,
         )
-        assert [c.name for c in again.tool_calls] == [n for n, _ in client_tools(turn)]
+        assert [c.name for c in again.tool_calls] == [n for n, _ in client_tools(turn, target)]
         return
-    assert client_tools(again) == client_tools(turn)
+    assert client_tools(again) == client_tools(turn, target)
     if turn.usage is not None:
         assert again.usage is not None
         assert (again.usage.input_tokens, again.usage.output_tokens) == (

@@ -16,16 +16,9 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from relay_oracles import SEEN, Seen, finish_word, tool_input
+from relay_oracles import NO_REFUSAL, SEEN, Seen, finish_word, tool_input
 
-from sse_engine import (
-    FORMATS,
-    ChatCompletionsLane,
-    MessagesLane,
-    Outcome,
-    ResponsesLane,
-    StreamError,
-)
+from sse_engine import FORMATS, Outcome, StreamError
 from sse_engine.parts import (
     Finish,
     FinishReason,
@@ -46,12 +39,8 @@ from sse_engine.parts import (
 )
 from sse_engine.relay import Emitter
 
-TARGETS: dict[str, type[Emitter]] = {
-    "chat": FORMATS["chat"].emitter,
-    "responses": FORMATS["responses"].emitter,
-    "messages": FORMATS["messages"].emitter,
-}
-LANES = {"chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane}
+TARGETS: dict[str, type[Emitter]] = {name: row.emitter for name, row in FORMATS.items()}
+LANES = {name: row.lane for name, row in FORMATS.items()}
 
 
 @attrs.frozen
@@ -210,8 +199,8 @@ def expected(target: str, script: Script) -> Seen:
     finish = script.finish
     bad = finish.outcome in (Outcome.FAILED, Outcome.TRUNCATED)
     text, refusal = script.text, script.refusal
-    if target == "messages":
-        refusal = ""  # Messages has no refusal field: the explanation is text
+    if target in NO_REFUSAL:
+        refusal = ""  # no refusal field (Messages, Gemini): the explanation is text
     word = None if bad else finish_word(finish.reason, finish.outcome, target)
     usage = script.usage
     if usage is None and target == "messages":
@@ -219,7 +208,10 @@ def expected(target: str, script: Script) -> Seen:
     return Seen(
         text=text,
         refusal=refusal,
-        reasoning=script.chat_reasoning if target == "chat" else script.reasoning,
+        # A target without blocks of reasoning of its own (Chat, Gemini) carries the
+        # blank line between two blocks only where nothing came between them.
+        reasoning=script.reasoning if TARGETS[target].reasoning_blocks
+        else script.chat_reasoning,
         tools=tuple(script.tools),
         usage=None if usage is None else (usage.input_tokens or 0, usage.output_tokens or 0),
         finish=word,
@@ -228,8 +220,9 @@ def expected(target: str, script: Script) -> Seen:
 
 
 def comparable(target: str, seen: Seen, script: Script) -> Seen:
-    """What the test can ask of ``seen``: Messages text holds the refusal, in stream order."""
-    if target == "messages":
+    """What the test can ask of ``seen``: Messages and Gemini text holds the refusal, in
+    stream order."""
+    if target in NO_REFUSAL:
         order = [p.text for p in script.parts if isinstance(p, TextDelta | RefusalDelta)]
         assert seen.text == "".join(order)
         seen = attrs.evolve(seen, text=script.text)

@@ -18,9 +18,9 @@ import anthropic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from relay_oracles import chat_stream, message_stream, response_stream
-from wire_turns import LANES, TurnSpec, render, turn_specs
+from wire_turns import ALL_LANES, TurnSpec, render, turn_specs
 
-from sse_engine import ChatCompletionsLane, MessagesLane, ResponsesLane
+from sse_engine import ChatCompletionsLane
 from sse_engine.parts import MessageItemStart, Part, PartStream, ReasoningStart, ToolCallStart
 from sse_engine.relay import Relay
 from sse_engine.responses import encode_responses_event
@@ -36,8 +36,7 @@ CLIENT_ITEMS = ("message", "function_call", "custom_tool_call", "reasoning")
 
 def relayed(lane: str, data: bytes, to: str | None = None) -> bytes:
     """``data``, read by ``lane``, relayed to ``to`` (default: the same lane)."""
-    lanes = {"chat": ChatCompletionsLane, "responses": ResponsesLane, "messages": MessagesLane}
-    relay = Relay(lanes[lane](), to=to or lane, created=1754000000)
+    relay = Relay(ALL_LANES[lane](), to=to or lane, created=1754000000)
     return relay.feed(data) + relay.close()
 
 
@@ -187,7 +186,7 @@ def test_two_message_items_are_two_text_blocks_on_messages_and_one_text_on_chat(
 # -- every generated turn ----------------------------------------------------------------
 
 #: A response id as each lane's relay keeps it (it adds its prefix to one without).
-PREFIX = {"chat": "chatcmpl-", "responses": "resp_", "messages": "msg_"}
+PREFIX = {"chat": "chatcmpl-", "responses": "resp_", "messages": "msg_", "gemini": ""}
 
 
 def ids(parts: list[Part], stream: PartStream) -> tuple[Any, ...]:
@@ -201,14 +200,14 @@ def ids(parts: list[Part], stream: PartStream) -> tuple[Any, ...]:
 
 
 def read_parts(lane: str, data: bytes) -> tuple[Any, ...]:
-    stream = PartStream(LANES[lane]())
+    stream = PartStream(ALL_LANES[lane]())
     return ids(stream.feed(data) + stream.close(), stream)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=turn_specs())
 def test_an_identity_relay_keeps_every_id_the_source_gave(spec: TurnSpec) -> None:
-    for lane in ("chat", "responses", "messages"):
+    for lane in ("chat", "responses", "messages", "gemini"):
         data = render(lane, dataclasses.replace(spec, id=PREFIX[lane] + "0001"))
         source = read_parts(lane, data)
         bad = spec.ending in ("error", "truncated")

@@ -39,12 +39,14 @@ from sse_engine.parts import (
 from sse_engine.relay import Emitter, Relay
 
 CAPTURES = files("sse_engine") / "captures"
+#: The sources the generated thinking turns are written in (``reasoning_turns``).
 LANES: dict[str, type[Lane[Any]]] = {
     "chat": ChatCompletionsLane,
     "responses": ResponsesLane,
     "messages": MessagesLane,
 }
-TARGETS: tuple[str, ...] = ("chat", "responses", "messages")
+TARGETS: tuple[str, ...] = tuple(FORMATS)
+READERS: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 TARGETS_BY_NAME: dict[str, type[Emitter]] = {
     "responses": FORMATS["responses"].emitter, "messages": FORMATS["messages"].emitter}
 #: A reasoning item's encrypted content, put into the bundled capture's finished items.
@@ -59,7 +61,7 @@ def relayed(source: str, target: str, body: bytes, cuts: list[int] = []) -> byte
 
 
 def turn_of(lane: str, body: bytes) -> Turn:
-    stream = PartStream(LANES[lane]())
+    stream = PartStream(READERS[lane]())
     stream.feed(body)
     stream.close()
     return stream.turn
@@ -175,8 +177,9 @@ def test_another_lanes_client_gets_the_reasoning_text_and_none_of_its_replay_dat
         assert block.signature is None and block.redacted is None
         assert block.encrypted_content is None
         assert block.id is None or block.id.startswith(f"rs_{turn.id}_")  # the relay's own
-    if target != "chat" and turn.ending not in CUT:
-        # One block for each source block with text (Chat runs its blocks together).
+    if FORMATS[target].emitter.reasoning_blocks and turn.ending not in CUT:
+        # One block for each source block with text (Chat and Gemini run their blocks
+        # together).
         want = [ReasoningBlock(t.text) for t in turn.thoughts if t.text]
         assert [ReasoningBlock(b.text) for b in again.reasoning_blocks] == want
 

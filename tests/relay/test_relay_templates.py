@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sse_engine import SSEParser, encode_json
+from sse_engine.gemini import encode_gemini_event
 from sse_engine.messages import encode_messages_event
 from sse_engine.relay import NUMBER, TEXT, fill, template
 from sse_engine.responses import encode_responses_event
@@ -80,6 +81,11 @@ def test_a_filled_template_is_the_encoders_frame(text: str, number: int) -> None
             ),
         ),
     ]
+    gemini = {"candidates": [{"content": {"parts": [{"text": TEXT, "thought": True}],
+                                          "role": "model"}, "index": 0}],
+              "modelVersion": "m%", "responseId": "r%d"}
+    filled = json.loads(json.dumps(gemini).replace(json.dumps(TEXT), json.dumps(text)))
+    cases.append((template(encode_gemini_event(gemini)), (), encode_gemini_event(filled)))
     for shape, numbers, expected in cases:
         got = fill(shape, text, *numbers)
         if not surrogate:

@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_responses_support import (
     RESP_ID,
     capture,
@@ -14,6 +16,7 @@ from test_responses_support import (
     function_call,
     message,
     reasoning,
+    response_obj,
     run,
     stream_events,
 )
@@ -262,3 +265,114 @@ def test_resume_continues_an_item_that_was_open_at_the_cut() -> None:
     lane.feed(frames(EVENTS[deltas[1] + 1 :], start=deltas[1] + 1))
     assert item.done and lane.snapshot.item(1) is item
     assert item.text == "Let me look that up for you."
+
+
+# -- a resume that skips sequence numbers (issue 20, item 9) -----------------------------------
+
+
+def assembled(lane: ResponsesLane) -> list[tuple[Any, ...]]:
+    """What each item holds: its type, text, refusal, tool-call input and summaries."""
+    return [
+        (item.type, item.id, item.text, item.refusal, item.arguments, item.summary_text)
+        for item in lane.snapshot.items
+    ]
+
+
+def resume_skipping(
+    events: list[dict[str, Any]], cut: int, skipped: set[int]
+) -> ResponsesLane:
+    """Events ``[:cut]`` on the first connection; the resume sends the rest but ``skipped``.
+
+    Every event keeps its own sequence number, so each skipped run is a gap.
+    """
+    lane = ResponsesLane()
+    lane.feed(frames(events[:cut]))
+    lane.close()
+    assert lane.resume() == []
+    for number in range(cut, len(events)):
+        if number not in skipped:
+            lane.feed(frames(events[number : number + 1], start=number))
+    lane.close()
+    return lane
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    terminal=st.sampled_from(["response.completed", "response.incomplete"]),
+    omit_output=st.booleans(),
+)
+def test_a_resume_that_skips_events_is_complete_only_with_the_whole_text(
+    data: st.DataObject, terminal: str, omit_output: bool
+) -> None:
+    """Issue 20: a server that skipped sequence numbers on a resume gave COMPLETED, text missing.
+
+    ``.done`` events and the terminal object are authoritative: whatever the
+    gaps took, the stream either ends as the uncut one did with the same
+    text, tool input and summaries in every item, or it says it is not
+    complete (TRUNCATED, ``events_missing``), and only when something was
+    skipped.
+    """
+    events = stream_events(ITEMS, terminal=terminal, omit_output=omit_output)
+    whole, _ = run(frames(events))
+    cut = data.draw(st.integers(2, len(events) - 1), label="cut")
+    last = len(events) - 1  # the terminal event always arrives
+    skipped = data.draw(st.sets(st.integers(cut, last - 1)) if cut < last else st.just(set()))
+    lane = resume_skipping(events, cut, skipped)
+    if lane.outcome is whole.outcome:
+        assert assembled(lane) == assembled(whole)
+        assert lane.snapshot.output_text == whole.snapshot.output_text
+    else:
+        assert skipped, "nothing was skipped, yet the stream is not what it was"
+        assert lane.outcome is Outcome.TRUNCATED and lane.error is not None
+        assert (lane.error.code, lane.error.retryable) == ("events_missing", True)
+    if not omit_output:  # the terminal object names every item: nothing is ever missing
+        assert lane.outcome is whole.outcome
+        assert lane.snapshot.to_api() == whole.snapshot.to_api()
+
+
+KINDO = [  # the Kindo document's example: no item events, a terminal object without output
+    {"type": "response.created", "response": {"id": RESP_ID, "status": "in_progress"}},
+    {"type": "response.output_text.delta", "item_id": "msg_xyz", "delta": "Logs flow through"},
+    {"type": "response.output_text.delta", "item_id": "msg_xyz", "delta": " the gate;"},
+    {"type": "response.output_text.delta", "item_id": "msg_xyz", "delta": " Metrics rise"},
+    {
+        "type": "response.output_text.done",
+        "item_id": "msg_xyz",
+        "text": "Logs flow through the gate; Metrics rise",
+    },
+    {"type": "response.completed", "response": {"id": RESP_ID, "status": "completed"}},
+]
+
+
+def test_a_gap_in_the_deltas_is_restored_by_the_done_text() -> None:
+    lane = resume_skipping(KINDO, 2, {2})
+    assert [w.code for w in lane.warnings].count("sequence_gap") == 1
+    assert lane.outcome is Outcome.COMPLETED and lane.error is None
+    assert lane.snapshot.output_text == "Logs flow through the gate; Metrics rise"
+
+
+def test_a_gap_that_took_the_done_text_is_not_completed_and_load_restores_it() -> None:
+    lane = resume_skipping(KINDO, 2, {2, 4})
+    assert lane.snapshot.output_text == "Logs flow through Metrics rise"  # what arrived
+    assert lane.outcome is Outcome.TRUNCATED and lane.error is not None
+    assert lane.error.code == "events_missing" and lane.error.retryable
+    assert "sequence numbers 2, 4 never arrived" in lane.error.message
+    # The remedy the message names: the plain GET's final object.
+    plan = lane.resume_plan()
+    assert plan is not None and plan.retrieve().path == f"/responses/{RESP_ID}"
+    lane.load(response_obj("completed", [message("msg_xyz", KINDO[4]["text"])]))
+    assert lane.outcome is Outcome.COMPLETED
+    assert lane.snapshot.output_text == KINDO[4]["text"]
+
+
+def test_the_terminal_output_settles_items_a_gap_left_open() -> None:
+    # The gap took the end of the answer and every .done event; response.completed
+    # carries the output: the items read as it says, not as the deltas left them.
+    events = stream_events(ITEMS)
+    deltas = [i for i, e in enumerate(events) if e["type"] == "response.output_text.delta"]
+    lane = resume_skipping(events, deltas[1] + 1, set(range(deltas[1] + 1, len(events) - 1)))
+    whole, _ = run(frames(events))
+    assert lane.outcome is Outcome.COMPLETED
+    assert assembled(lane) == assembled(whole)
+    assert all(item.done for item in lane.snapshot.items)

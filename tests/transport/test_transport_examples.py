@@ -27,7 +27,7 @@ import sse_engine
 from sse_engine import Outcome, _liveness, _transport
 from sse_engine._lane import Lane, LaneEvent
 from sse_engine.chat import ChatCompletionsLane, ChatContentDelta
-from sse_engine.messages import MessagesLane, TextDelta
+from sse_engine.messages import MessagesLane, TextBlockDelta
 from sse_engine.responses import ResponseContentDeltaEvent, ResponsesLane
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
@@ -61,7 +61,7 @@ def expected_text(lane_name: str) -> str:
     events: list[LaneEvent] = lane.feed(capture_bytes(f"{lane_name}_basic")) + lane.close()
     pieces = []
     for event in events:
-        if isinstance(event, ChatContentDelta | TextDelta):
+        if isinstance(event, ChatContentDelta | TextBlockDelta):
             pieces.append(event.text)
         elif isinstance(event, ResponseContentDeltaEvent) and event.type == TEXT_DELTA:
             pieces.append(event.delta)

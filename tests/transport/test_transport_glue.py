@@ -332,7 +332,9 @@ def test_retry_is_remembered_across_connections() -> None:
 
 def test_no_retry_field_means_backoff_with_jitter() -> None:
     slept: list[float] = []
-    connections = iter([cut_after(FULL, 60), iter(replay_after(3))])
+    # The second connection brings nothing new (it fails where the first did), so
+    # the backoff doubles; one that made progress would start again at 0.5 s.
+    connections = iter([cut_after(FULL, 40), iter(replay_after(2))])
     shares = iter([0.5, 1.0])  # the jitter cuts up to half of each backoff
     jittered = RetryPolicy(random=lambda: next(shares))
     lane = ToyLane()

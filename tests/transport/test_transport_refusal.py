@@ -106,7 +106,8 @@ def test_retryable_refusals_stop_when_the_attempts_run_out(stream_server: Stream
 
 def test_the_streams_retry_field_paces_retryable_refusals(stream_server: StreamServer) -> None:
     _, result = resumed(stream_server, "httpx", f"{CUT}&refuse=500&retry=40")
-    assert result.slept == [0.04, 0.04]
+    # The refusal is a second failure in a row: never less than the backoff (1 s).
+    assert result.slept == [0.04, 1.0]
 
 
 def test_a_refusal_with_retry_after_waits_what_the_server_asked(

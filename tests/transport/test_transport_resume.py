@@ -176,7 +176,8 @@ def test_the_server_refuses_what_kindo_refuses(stream_server: StreamServer) -> N
 
 
 def test_reconnects_are_bounded(stream_server: StreamServer, client: str) -> None:
-    query = "cut=5:10,6:10,7:10,8:10,9:10"
+    # Every resume is cut inside the event the last one was cut in: no progress.
+    query = "cut=5:10,5:10,5:10,5:10,5:10"
     policy = RetryPolicy(max_attempts=3, random=lambda: 0.0)  # the POST and 2 reconnects
     lane, result = resumed(stream_server, client, query, retry=policy)
     assert result.exc is not None  # the last connection's failure, re-raised
@@ -192,6 +193,47 @@ def test_reconnects_are_bounded(stream_server: StreamServer, client: str) -> Non
     _, want_events = uncut()
     shown = [e for e in result.lane_events if not isinstance(e, StreamEnd)]
     assert shown == want_events[: len(shown)]
+
+
+def test_a_connection_that_made_progress_starts_the_count_again(
+    stream_server: StreamServer, client: str
+) -> None:
+    """Issue 20: the attempts count consecutive failures without progress.
+
+    Five cuts, each one event further on, with a policy of 3 attempts: every
+    resume brings new events, so the stream is resumed to the end, each
+    reconnect announced as attempt 1 after the first backoff.
+    """
+    query = "cut=5:10,6:10,7:10,8:10,9:10"
+    policy = RetryPolicy(max_attempts=3, random=lambda: 0.0)
+    lane, result = resumed(stream_server, client, query, retry=policy)
+    assert result.exc is None and lane.outcome is Outcome.COMPLETED
+    assert len(resumes(stream_server)) == 5
+    assert [(r.attempt, r.delay) for r in result.reconnecting] == [(1, 0.5)] * 5
+    want_lane, want_events = uncut()
+    assert result.lane_events == want_events
+    assert lane.snapshot.to_api() == want_lane.snapshot.to_api()
+
+
+def test_a_replay_from_the_start_progresses_only_past_where_it_was_cut(
+    stream_server: StreamServer,
+) -> None:
+    """An agent run replays from the start: replayed events are not progress.
+
+    Every replay is cut where the first connection was, so each one brings
+    the same events again; the attempts run out instead of going on forever.
+    """
+    policy = RetryPolicy(max_attempts=3, random=lambda: 0.0)
+    lane, result = resumed(stream_server, "httpx", "run=1&cut=8:10,8:10,8:10,8:10", retry=policy)
+    assert lane.outcome is Outcome.TRUNCATED and result.exc is not None
+    assert [(r.attempt, r.delay) for r in result.reconnecting] == [(1, 0.5), (2, 1.0)]
+    # A replay that gets one event further than the cut before it is progress.
+    stream_server.reset()
+    lane, result = resumed(
+        stream_server, "httpx", "run=1&cut=8:10,9:10,10:10,11:10", retry=policy
+    )
+    assert lane.outcome is Outcome.COMPLETED and result.exc is None
+    assert [r.attempt for r in result.reconnecting] == [1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("client_name", ["httpx", "aiohttp"])

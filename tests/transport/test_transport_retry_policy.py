@@ -62,8 +62,20 @@ def test_a_failure_that_is_not_retryable_is_never_retried() -> None:
 
 def test_the_servers_retry_after_is_the_wait() -> None:
     assert NO_JITTER.delay(error(retry_after=2.5), 1) == 2.5
-    assert NO_JITTER.delay(error(retry_after=0.0), 4) == 0.0
+    assert NO_JITTER.delay(error(retry_after=0.0), 1) == 0.0
     assert NO_JITTER.delay(error(retry_after=DEFAULT_MAX_RETRY_DELAY), 1) == 60.0
+    assert NO_JITTER.delay(error(retry_after=2.5), 2) == 2.5  # longer than the backoff (1 s)
+
+
+def test_a_server_that_says_now_again_and_again_gets_the_backoff() -> None:
+    """Issue 20: ``Retry-After`` as a date already past read as 0 s for every attempt.
+
+    "Now" is honoured once; a failure after that waits at least the backoff,
+    so a server that always says "now" is not hammered five times at once.
+    """
+    waits = [NO_JITTER.delay(error(retry_after=0.0), attempt) for attempt in range(1, 6)]
+    assert waits == [0.0, 1.0, 2.0, 4.0, 8.0]
+    assert [NO_JITTER.retry_field_delay(0, attempt) for attempt in (1, 2, 3)] == [0.0, 1.0, 2.0]
 
 
 def test_a_retry_after_longer_than_max_delay_means_do_not_retry() -> None:
@@ -148,7 +160,8 @@ def test_every_answer_is_none_or_a_finite_wait_within_max_delay(
     if delay is not None:
         assert math.isfinite(delay) and 0.0 <= delay <= policy.max_delay
         if asked is not None and asked >= 0:
-            assert delay == asked  # the server's wait, exactly
+            # The server's wait, exactly the first time; then never less than the backoff.
+            assert delay == (asked if attempt == 1 else max(asked, policy.backoff(attempt)))
 
 
 @settings(max_examples=100, deadline=None)

@@ -3,9 +3,11 @@
 Each reader runs the target's SDK streaming path offline (``openai.Stream`` /
 ``anthropic.Stream`` over an in-memory response, wrapped in
 ``ChatCompletionStream``, ``ResponseStream`` or ``MessageStream``, as the
-clients' ``.stream()`` helpers do) and reduces what it made of the bytes to
-:class:`Seen`: the text, reasoning, tool calls, usage and finish, or the
-error it raised or reported. No request is ever sent.
+clients' ``.stream()`` helpers do; google-genai's
+``client.models.generate_content_stream`` over an httpx client whose transport
+answers from memory) and reduces what it made of the bytes to :class:`Seen`:
+the text, reasoning, tool calls, usage and finish, or the error it raised or
+reported. No request leaves the process.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import httpx2
 import openai
 from anthropic.lib.streaming import MessageStream
 from anthropic.types import RawMessageStreamEvent
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types as genai_types
 from openai.lib.streaming.chat import ChatCompletionStream
 from openai.lib.streaming.responses import ResponseStream
 from openai.types.chat import ChatCompletionChunk
@@ -238,34 +243,115 @@ def message_seen(message: Any, error: str | None = None) -> Seen:
     )
 
 
+def genai_client(status: int, body: bytes, content_type: str = "text/event-stream") -> Any:
+    """A google-genai client whose every request is answered, from memory, with ``body``."""
+    transport = httpx.MockTransport(
+        lambda _: httpx.Response(status, headers={"content-type": content_type}, content=body)
+    )
+    options = genai_types.HttpOptions(
+        base_url="https://example.invalid", httpx_client=httpx.Client(transport=transport)
+    )
+    return genai.Client(api_key="test-key", http_options=options)
+
+
+def genai_chunks(body: bytes) -> tuple[list[Any], Any]:
+    """The ``GenerateContentResponse`` chunks google-genai reads from ``body``, and the
+    ``APIError`` it raised (None if none)."""
+    client = genai_client(200, body)
+    chunks: list[Any] = []
+    try:
+        for chunk in client.models.generate_content_stream(model="gemini-test", contents="hi"):
+            chunks.append(chunk)
+    except genai_errors.APIError as exc:
+        return chunks, exc
+    return chunks, None
+
+
+def gemini_seen(body: bytes) -> Seen:
+    """google-genai's chunks over ``body``, candidate 0 read as its users read it."""
+    chunks, error = genai_chunks(body)
+    text, reasoning, tools = "", "", []
+    finish = usage = None
+    for chunk in chunks:
+        for candidate in chunk.candidates or ():
+            if (candidate.index or 0) != 0:
+                continue
+            for part in (candidate.content.parts or ()) if candidate.content else ():
+                if part.function_call is not None:
+                    tools.append((part.function_call.name, part.function_call.args))
+                elif part.thought:
+                    reasoning += part.text or ""
+                else:
+                    text += part.text or ""
+            if candidate.finish_reason is not None:
+                finish = candidate.finish_reason.value
+        if chunk.usage_metadata is not None:
+            meta = chunk.usage_metadata
+            usage = (
+                (meta.prompt_token_count or 0) + (meta.tool_use_prompt_token_count or 0),
+                (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+            )
+    return Seen(
+        text=text,
+        reasoning=reasoning,
+        tools=tuple(tools),
+        usage=usage,
+        finish=None if error is not None else finish,
+        error=None if error is None else error.message,
+    )
+
+
 #: The SDK reader of each target.
-SEEN = {"chat": chat_seen, "responses": responses_seen, "messages": messages_seen}
+SEEN = {
+    "chat": chat_seen,
+    "responses": responses_seen,
+    "messages": messages_seen,
+    "gemini": gemini_seen,
+}
+#: The targets with no refusal field: a refusal's explanation reaches their client as text.
+NO_REFUSAL = frozenset({"messages", "gemini"})
+#: The targets that write a tool call whole, once complete: a call cut short upstream
+#: never reaches their client (the others show it open, never closed).
+WHOLE_CALLS = frozenset({"gemini"})
+#: The targets whose call arguments are always an object: a plain-text input (a Responses
+#: custom tool's) reaches their client as ``{"input": text}``.
+OBJECT_ARGS = frozenset({"gemini"})
 
 
 #: What each target says for each unified finish reason ("other": by the outcome).
 WORDS: dict[str, dict[str, str]] = {
-    "stop": {"chat": "stop", "responses": "completed", "messages": "end_turn"},
-    "tool_calls": {"chat": "tool_calls", "responses": "completed", "messages": "tool_use"},
-    "pause": {"chat": "stop", "responses": "completed", "messages": "pause_turn"},
+    "stop": {"chat": "stop", "responses": "completed", "messages": "end_turn", "gemini": "STOP"},
+    "tool_calls": {
+        "chat": "tool_calls", "responses": "completed", "messages": "tool_use", "gemini": "STOP",
+    },
+    "pause": {"chat": "stop", "responses": "completed", "messages": "pause_turn", "gemini": "STOP"},
     "length": {
         "chat": "length",
         "responses": "incomplete:max_output_tokens",
         "messages": "max_tokens",
+        "gemini": "MAX_TOKENS",
     },
     "content_filter": {
         "chat": "content_filter",
         "responses": "incomplete:content_filter",
         "messages": "refusal",
+        "gemini": "SAFETY",
     },
     "refusal": {
         "chat": "content_filter",
         "responses": "incomplete:content_filter",
         "messages": "refusal",
+        "gemini": "SAFETY",
     },
 }
+#: A target's own word for a turn cut short for a reason it has no word for (else "length"'s).
+OTHER_INCOMPLETE = {"gemini": "OTHER"}
 
 
 def finish_word(reason: str, outcome: Outcome, target: str) -> str:
     """The target's word for a turn that ended cleanly for ``reason`` with ``outcome``."""
-    other = "stop" if outcome is Outcome.COMPLETED else "length"
-    return WORDS.get(reason, WORDS[other])[target]
+    if reason in WORDS:
+        return WORDS[reason][target]
+    if outcome is Outcome.COMPLETED:
+        return WORDS["stop"][target]
+    return OTHER_INCOMPLETE.get(target) or WORDS["length"][target]
