@@ -113,7 +113,8 @@ def test_any_json_value_is_read_or_refused_with_invalid_request_only(
         ("chat", {"model": "m", "messages": [{"role": "user", "content": "a"}] * 3
                   + [{"role": "user", "content": [{"text": "x"}]}]},
          "messages[3].content[0].type"),
-        ("chat", {"model": "m", "messages": [{"role": "robot", "content": "a"}]}, "messages[0].role"),
+        ("chat", {"model": "m", "messages": [{"role": "robot", "content": "a"}]},
+         "messages[0].role"),
         ("chat", {"model": "m"}, "messages"),
         ("chat", {"model": "m", "messages": {}}, "messages"),
         ("responses", {"input": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
@@ -202,5 +203,6 @@ def test_deep_kept_fields_go_back_as_they_came() -> None:
             "tools": [{"type": "function", "function": {"name": "f", "parameters": deep}}]}
     conversation = Conversation.from_body("chat", body)
     written = conversation.to_body("chat", model="m").body
-    assert written["metadata_extra"] is deep and written["tools"][0]["function"]["parameters"] is deep
+    assert written["metadata_extra"] is deep
+    assert written["tools"][0]["function"]["parameters"] is deep
     assert json.dumps(["ok"])  # nothing above needed recursion of its own

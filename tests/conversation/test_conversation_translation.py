@@ -22,7 +22,11 @@ from sdk_oracle import ORACLES, validate
 from sse_engine import Conversation
 
 PAIRS = [(source, target) for source in ORACLES for target in ORACLES if source != target]
-ACROSS = settings(max_examples=int(os.environ.get("CONVERSATION_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ACROSS = settings(
+    max_examples=int(os.environ.get("CONVERSATION_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 @pytest.mark.parametrize(("source", "target"), PAIRS)
