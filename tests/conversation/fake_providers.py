@@ -19,6 +19,7 @@ Written from the providers' documented rules, not from the codecs under test.
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import threading
@@ -26,7 +27,6 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import pydantic
 from sdk_oracle import validate
 
 from sse_engine import (
@@ -37,7 +37,7 @@ from sse_engine import (
     encode_responses_event,
 )
 
-__all__ = ["CITIES", "FINAL", "PATHS", "FakeProviders", "Refused", "post"]
+__all__ = ["CITIES", "FINAL", "PATHS", "FakeProviders", "Refused", "gemini_signature", "post"]
 
 CITIES = ("Paris", "London")
 FINAL = "Paris: 18 °C, London: 12 °C."
@@ -270,6 +270,12 @@ def chat_check(body: dict[str, Any]) -> int:
 # -- Gemini ----------------------------------------------------------------------------------
 
 
+def gemini_signature(round: int) -> str:
+    """The thoughtSignature of a round (bytes on the wire: base64 in JSON)."""
+    return base64.b64encode(f"GSIG-{round}".encode()).decode()
+
+
+
 def gemini_reply(round: int) -> bytes:
     def chunk(parts: list[dict[str, Any]], **more: Any) -> bytes:
         content = {"content": {"role": "model", "parts": parts}, "index": 0}
@@ -281,7 +287,7 @@ def gemini_reply(round: int) -> bytes:
         city = CITIES[round]
         return chunk([{"text": THOUGHT.format(city), "thought": True}]) + chunk(
             [{"functionCall": {"name": "get_weather", "args": {"city": city}},
-              "thoughtSignature": f"GSIG-{round}"}],
+              "thoughtSignature": gemini_signature(round)}],
             finishReason="STOP", usageMetadata=usage)
     return chunk([{"text": FINAL}], finishReason="STOP", usageMetadata=usage)
 
@@ -298,7 +304,7 @@ def gemini_check(body: dict[str, Any]) -> int:
         if not calls:
             continue
         j, first = calls[0]
-        if first.get("thoughtSignature") != f"GSIG-{round}":
+        if first.get("thoughtSignature") != gemini_signature(round):
             raise Refused(f"contents[{i}].parts[{j}]", "Function call is missing a "
                           "thought_signature in functionCall parts")
         after = contents[i + 1]["parts"] if i + 1 < len(contents) else []
@@ -342,7 +348,7 @@ class FakeProviders:
                 try:
                     owner._validate.get(format, validate)(format, body)
                     data = reply(check(body))
-                except (pydantic.ValidationError, Refused) as exc:
+                except (ValueError, Refused) as exc:  # pydantic's errors are ValueErrors
                     refused = exc if isinstance(exc, Refused) else Refused("", str(exc)[:500])
                     error = InvalidRequest(refused.path, refused.problem).error_body(format)
                     owner.log.append((format, body, 400))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from fake_providers import CITIES, FINAL, FakeProviders, post
+from fake_providers import CITIES, FINAL, FakeProviders, gemini_signature, post
 
 from sse_engine import (
     FORMATS,
@@ -109,7 +109,7 @@ def test_the_tool_loop_reaches_the_answer(fakes: FakeProviders, format: str) -> 
     sent = json.dumps(log[-1][1])
     for n in range(len(CITIES)):
         for secret in {"messages": [f"SIG-{n}", f"RED-{n}"], "responses": [f"ENC-{n}"],
-                       "gemini": [f"GSIG-{n}"], "chat": []}[format]:
+                       "gemini": [gemini_signature(n)], "chat": []}[format]:
             assert secret in sent
 
 
@@ -128,7 +128,7 @@ def _without(format: str, kind: str) -> Callable[[dict[str, Any]], None]:
             return True
         if kind == "thinking":
             return piece.get("type") not in ("thinking", "redacted_thinking", "reasoning") and (
-                "thoughtSignature" not in piece)
+                piece.get("thought") is not True)  # Gemini's signatures: popped below
         return piece.get("type") not in ("tool_result", "function_call_output") and (
             piece.get("role") != "tool") and "functionResponse" not in piece
 
@@ -192,7 +192,7 @@ def test_signed_reasoning_goes_back_to_its_own_provider_only(
                      enumerate(conversation.messages[1].content) if type(piece).__name__
                      == "ReasoningBlock"]
         assert reasoning and set(reasoning) <= set(elsewhere.dropped)
-        for secret in ("SIG-0", "RED-0", "ENC-0", "GSIG-0"):
+        for secret in ("SIG-0", "RED-0", "ENC-0", gemini_signature(0)):
             assert secret not in json.dumps(elsewhere.body)
         # The target's own rule then refuses the turn, as the real API would.
         if target in ("messages", "responses", "gemini"):
