@@ -47,6 +47,7 @@ from sse_engine import (
     Conversation,
     Image,
     Message,
+    Native,
     Settings,
     Text,
     Tool,
@@ -71,7 +72,8 @@ def build(n: int) -> Conversation:
     """The benchmark's conversation of ``n`` messages (question, call, result, ...)."""
     schema = {"type": "object", "properties": {"city": {"type": "string"}},
               "required": ["city"]}
-    tools = [Tool(f"tool_{k}", f"Tool number {k}", schema) for k in range(3)]
+    tools: list[Tool | Native] = [Tool(f"tool_{k}", f"Tool number {k}", schema)
+                                  for k in range(3)]
     messages: list[Message] = []
     for i in range(n):
         turn = i // 3
