@@ -155,7 +155,7 @@ def run(quick: bool) -> tuple[str, bool]:
             body = conversation.to_body(source, model="the-model").body
             if source == "chat":
                 chat_bodies[n] = body
-            repeat = min(50, max(1, 2000 // n))  # small bodies: more calls per round
+            repeat = min(50, max(3, 2000 // n))  # small bodies: more calls per round
             contenders: list[Contender[dict[str, Any]]] = [
                 (target, translate(source, target), repeat) for target in FORMAT_NAMES]
             contenders.append((BASELINE, copy.deepcopy, repeat))
@@ -185,7 +185,7 @@ def run(quick: bool) -> tuple[str, bool]:
     linear = all(slope <= TARGET for slope in slopes)
 
     python = os.environ.get("SSE_ENGINE_LITELLM_PYTHON", sys.executable)
-    peer = _litellm(chat_bodies, max(2, rounds // 2))
+    peer = _litellm(chat_bodies, rounds)
     peer_rows = []
     problems = []
     for n in sizes:
@@ -218,7 +218,7 @@ def run(quick: bool) -> tuple[str, bool]:
         f" {len(json.dumps(chat_bodies[sizes[-1]])) // 1000:,} kB as Chat Completions JSON)."
         " The same format as source and target is a round trip. Figures are microseconds per"
         " message (best of"
-        f" {rounds} rounds of up to 50 calls, fewer for larger bodies, garbage collector off,"
+        f" {rounds} rounds of 50 calls to 3, fewer for larger bodies, garbage collector off,"
         " targets interleaved). Next: the cost per message at the largest size over that at"
         f" {sizes[1]:,} messages. Even a linear pass costs more per message on a big body"
         " on this machine (its memory caches), so each source's body is also copied with"
@@ -237,8 +237,10 @@ def run(quick: bool) -> tuple[str, bool]:
             " `litellm.completion` does before sending (`map_openai_params` and the"
             " provider's message transformation: `AnthropicConfig.transform_request`,"
             " Gemini's `_transform_request_body`), in its own interpreter just after ours"
-            " (`benchmarks/litellm_requests.py`); each call gets a fresh copy of the body,"
-            " made outside the timed region, since LiteLLM changes the messages it is given."
+            " (`benchmarks/litellm_requests.py`), as many calls; each call gets a fresh copy of"
+            " the body, made outside the timed region, since LiteLLM changes the messages it"
+            " is given, and one untimed call per target comes first (LiteLLM imports some of"
+            " its modules on first use)."
             " Checked first: both wrote the same number of tool calls and results."
             " Microseconds per message; the last column is LiteLLM's time over ours.",
             "",

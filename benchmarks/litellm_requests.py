@@ -12,7 +12,8 @@ request: the OpenAI parameters mapped to the provider's
 (``map_openai_params``: tools, max tokens, temperature) and the messages
 transformed (Anthropic: ``AnthropicConfig.transform_request``; Gemini:
 ``_transform_request_body``). LiteLLM changes the messages it is given, so
-each call gets its own copy, made outside the timed region.
+each call gets its own copy, made outside the timed region; one untimed call
+per target first (LiteLLM imports some of its modules on first use).
 
     python benchmarks/litellm_requests.py BODIES.json ROUNDS
 """
@@ -81,11 +82,14 @@ def main() -> None:
     with open(path, encoding="utf-8") as fh:
         bodies: dict[str, dict[str, Any]] = json.load(fh)
     out: dict[str, dict[str, Any]] = {}
+    for translate in TARGETS.values():
+        translate(copy.deepcopy(next(iter(bodies.values()))))  # warm: LiteLLM imports lazily
     for size, body in bodies.items():
+        repeat = min(50, max(3, 2000 // int(size)))  # as bench_conversation's own
         for target, translate in TARGETS.items():
             best = float("inf")
             written: dict[str, Any] = {}
-            for _ in range(rounds):
+            for _ in range(rounds * repeat):
                 mine = copy.deepcopy(body)
                 gc.collect()
                 gc.disable()
