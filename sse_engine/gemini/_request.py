@@ -151,8 +151,10 @@ def _call(part: Mapping[str, Any], path: str, place: str, calls: _Calls) -> Tool
     args = opt_dict(call, "args", where)
     ident = given if given is not None else f"call_{place}"
     calls.open.append((name, ident))
-    # The part itself is the call's raw: its thoughtSignature goes back with it, to Gemini only.
-    return ToolCall(ident, name, "", {} if args is None else dict(args), done=True, raw=part)
+    # The part itself is the call's raw: its thoughtSignature goes back with it, to Gemini
+    # only; the part's other fields are its extra, so that another format names them.
+    return ToolCall(ident, name, "", {} if args is None else dict(args), done=True, raw=part,
+                    extra=_rest(part, {CALL}))
 
 
 def _text(part: Mapping[str, Any], path: str) -> list[Content]:

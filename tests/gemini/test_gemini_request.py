@@ -73,8 +73,8 @@ def test_a_gemini_body_read() -> None:
     # Into Anthropic: the call and its result, not Gemini's thinking or its signature
     # (nor a temperature: the anthropic SDK's types have none).
     claude = conversation.to_body("messages", model="claude-x")
-    assert claude.dropped == ("messages[1].content[0]", "settings.temperature",
-                              "settings.extra.gemini.generationConfig")
+    assert claude.dropped == ("messages[1].content[0]", "messages[1].content[1].thoughtSignature",
+                              "settings.temperature", "settings.extra.gemini.generationConfig")
     assert SIG not in str(claude.body)
     assert claude.body["messages"][1]["content"] == [
         {"type": "tool_use", "id": "call_1_1", "name": "get_weather", "input": {"city": "Paris"}}]
