@@ -32,6 +32,7 @@ The model and streaming are not in the body: they are in the URL.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -53,7 +54,6 @@ from sse_engine.conversation import (
     ToolChoice,
     ToolResult,
     at,
-    dumps,
     field,
     need_bool,
     need_dict,
@@ -138,9 +138,17 @@ def _result(part: Mapping[str, Any], path: str, place: str, calls: _Calls) -> To
         return ToolResult(call_id, response["output"], extra=extra)
     if response.keys() == {"error"} and type(response["error"]) is str:
         return ToolResult(call_id, response["error"], True, extra=extra)
-    text = dumps(response)
     extra["response"] = response  # the object itself, for a Gemini body
-    return ToolResult(call_id, "" if text is None else text, extra=extra)
+    return ToolResult(call_id, _text_of(response), extra=extra)
+
+
+def _text_of(response: Mapping[str, Any]) -> str:
+    """A response object as text for another format: JSON, keys sorted (an object's key
+    order is not meaning), "" when it cannot be written (nested too deeply)."""
+    try:
+        return json.dumps(response, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return ""
 
 
 def _call(part: Mapping[str, Any], path: str, place: str, calls: _Calls) -> ToolCall:
@@ -262,7 +270,8 @@ def _thinking(value: Any, settings: Settings, rest: dict[str, Any]) -> None:
         return
     budget = value.get("thinkingBudget")
     budget = budget if type(budget) is int else None
-    level = EFFORTS.get(value.get("thinkingLevel"))  # type: ignore[arg-type]
+    word = value.get("thinkingLevel")
+    level = EFFORTS.get(word) if type(word) is str else None
     if budget is None and level is None:
         rest["thinkingConfig"] = value
         return

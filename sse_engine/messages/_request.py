@@ -195,7 +195,9 @@ def _thinking(value: Any, settings: Settings, extra: dict[str, Any]) -> None:
     if isinstance(value, Mapping) and value.get("type") == "enabled" and (
         type(value.get("budget_tokens")) is int
     ):
-        settings.reasoning = Reasoning(budget_tokens=value["budget_tokens"])
+        # output_config.effort may have come first: the key order of a body is not meaning.
+        effort = settings.reasoning.effort if settings.reasoning else None
+        settings.reasoning = Reasoning(effort, value["budget_tokens"])
         rest = _rest(value, frozenset({"type", "budget_tokens"}))
         if rest:
             extra["thinking"] = rest
