@@ -253,7 +253,9 @@ def _tool_choice(value: Any, settings: Settings) -> bool:
         return False
     mode = calling.get("mode")
     names = calling.get("allowedFunctionNames")
-    if mode not in _MODES or not calling.keys() <= {"mode", "allowedFunctionNames"}:
+    if type(mode) is not str or mode not in _MODES or not calling.keys() <= {
+        "mode", "allowedFunctionNames"
+    }:
         return False
     if names is None:
         settings.tool_choice = ToolChoice(_MODES[mode])  # type: ignore[arg-type]

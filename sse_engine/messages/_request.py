@@ -175,7 +175,8 @@ _CHOICE_KEYS: Final = frozenset({"type", "disable_parallel_tool_use"})
 
 
 def _tool_choice(value: Any, settings: Settings) -> bool:
-    if not isinstance(value, Mapping) or value.get("type") not in _CHOICES:
+    kind = value.get("type") if isinstance(value, Mapping) else None
+    if type(kind) is not str or kind not in _CHOICES:  # a list is no key of a table
         return False
     mode = _CHOICES[value["type"]]
     known = {"type", "disable_parallel_tool_use", "name"} if mode == "tool" else _CHOICE_KEYS
