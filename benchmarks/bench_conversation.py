@@ -146,11 +146,11 @@ def run(quick: bool) -> tuple[str, bool]:
             body = conversation.to_body(source, model="the-model").body
             if source == "chat":
                 chat_bodies[n] = body
-            repeat = min(50, max(3, 2000 // n))  # small bodies: more calls per round
+            repeat = min(50, max(3, 2000 // n))  # small bodies: more rounds
             contenders: list[Contender[dict[str, Any]]] = [
-                (target, translate(source, target), repeat) for target in FORMAT_NAMES]
-            contenders.append((BASELINE, copy.deepcopy, repeat))
-            best = best_of(contenders, body, rounds)
+                (target, translate(source, target)) for target in FORMAT_NAMES]
+            contenders.append((BASELINE, copy.deepcopy))
+            best = best_of(contenders, body, rounds * repeat)
             for target, seconds in best.items():
                 per_message.setdefault((source, target), {})[n] = seconds / n * 1e6
             log(f"  {n:>5} messages from {source:<9} "
@@ -205,9 +205,9 @@ def run(quick: bool) -> tuple[str, bool]:
         f" {len(json.dumps(chat_bodies[sizes[-1]])) // 1000:,} kB as Chat Completions JSON)."
         " The same format as source and target is a round trip. Figures are microseconds per"
         " message (best of"
-        f" {rounds} rounds of 50 calls to 3, fewer for larger bodies, garbage collector off,"
-        " targets interleaved). Next: the cost per message at the largest size over that at"
-        f" {sizes[1]:,} messages. Even a linear pass costs more per message on a big body"
+        f" {rounds * 50:,} rounds for the smallest bodies to {rounds * 3} for the largest,"
+        " each target once a round, garbage collector off). Next: the cost per message at"
+        f" the largest size over that at {sizes[1]:,} messages. Even a linear pass costs more per message on a big body"
         " on this machine (its memory caches), so each source's body is also copied with"
         f" `copy.deepcopy` (a linear walk building as many objects) in the same rounds: the"
         " last column is the translation's time over that copy's, at both sizes; the same"
