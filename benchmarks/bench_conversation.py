@@ -207,8 +207,8 @@ def run(quick: bool) -> tuple[str, bool]:
         " message (best of"
         f" {rounds * 50:,} rounds for the smallest bodies to {rounds * 3} for the largest,"
         " each target once a round, garbage collector off). Next: the cost per message at"
-        f" the largest size over that at {sizes[1]:,} messages. Even a linear pass costs more per message on a big body"
-        " on this machine (its memory caches), so each source's body is also copied with"
+        f" the largest size over that at {sizes[1]:,} messages. Even a linear pass costs"
+        " more per message on a big body on this machine (its memory caches), so each source's body is also copied with"
         f" `copy.deepcopy` (a linear walk building as many objects) in the same rounds: the"
         " last column is the translation's time over that copy's, at both sizes; the same"
         " ratio at both sizes is linear.",
