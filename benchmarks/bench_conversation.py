@@ -201,17 +201,17 @@ def run(quick: bool) -> tuple[str, bool]:
         "`Conversation.from_body(source, body).to_body(target, model=...)` on one agent"
         " conversation written in each source format: a system prompt, three tools, and"
         " messages cycling through a user question with an inline PNG image, an assistant"
-        " answer with a tool call, and the tool's result (a body of 2,000 messages is about"
+        " answer with a tool call, and the tool's result (a body of"
+        f" {sizes[-1]:,} messages is about"
         f" {len(json.dumps(chat_bodies[sizes[-1]])) // 1000:,} kB as Chat Completions JSON)."
         " The same format as source and target is a round trip. Figures are microseconds per"
-        " message (best of"
-        f" {rounds * 50:,} rounds for the smallest bodies to {rounds * 3} for the largest,"
-        " each target once a round, garbage collector off). Next: the cost per message at"
-        f" the largest size over that at {sizes[1]:,} messages. Even a linear pass costs"
-        " more per message on a big body on this machine (its memory caches), so each source's body is also copied with"
-        f" `copy.deepcopy` (a linear walk building as many objects) in the same rounds: the"
-        " last column is the translation's time over that copy's, at both sizes; the same"
-        " ratio at both sizes is linear.",
+        f" message (best of {rounds * 50:,} rounds for the smallest bodies to {rounds * 3}"
+        " for the largest, each target once a round, garbage collector off). Next: the cost"
+        f" per message at the largest size over that at {sizes[1]:,} messages. Even a linear"
+        " pass costs more per message on a big body on this machine (its memory caches), so"
+        " each source's body is also copied with `copy.deepcopy` (a linear walk building as"
+        " many objects) in the same rounds: the last column is the translation's time over"
+        " that copy's, at both sizes; the same ratio at both sizes is linear.",
         "",
         report.markdown_table(head, rows, "ll" + "r" * (len(sizes) + 2)),
         "",
