@@ -6,10 +6,11 @@ Found as a bug (an Anthropic body with ``output_config.effort`` before
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from request_bodies import conversation_bodies
 from sdk_oracle import REQUEST_FORMATS
@@ -33,6 +34,10 @@ def _reordered(value: Any) -> Any:
 @given(data=st.data())
 def test_a_body_reads_the_same_whatever_its_key_order(format: str, data: st.DataObject) -> None:
     body = data.draw(conversation_bodies(format))
+    try:
+        json.dumps(body, allow_nan=False)
+    except ValueError:
+        assume(False)  # NaN is no JSON (and equals nothing, itself included)
     assert Conversation.from_body(format, _reordered(body)) == Conversation.from_body(format, body)
 
 
