@@ -42,6 +42,7 @@ MODULES: list[str] = [
     "benchmarks.bench_parts",
     "benchmarks.bench_relay",
     "benchmarks.bench_relay_memory",
+    "benchmarks.bench_conversation",
     "benchmarks.bench_memory",
     "benchmarks.bench_partial_json",
     "benchmarks.bench_gateway",  # last: the soak alone takes about 40 minutes

@@ -133,13 +133,15 @@ class PartBuilder:
         warn: Callable[[str, str], None],
         partial_strings: bool = False,
         lean: bool = False,
+        format: str | None = None,
     ) -> None:
         self.loads = loads
         self.warn = warn
         self.partial_strings = partial_strings
         self.lean = lean
+        self.format = format
         self.out: list[Part] = []
-        self.turns: dict[int, Turn] = {0: Turn(lean=lean)}
+        self.turns: dict[int, Turn] = {0: Turn(lean=lean, format=format)}
         #: The lowest choice index seen: its turn is the one a Finish part speaks for.
         self._first = 0
         self.finished = False
@@ -153,7 +155,9 @@ class PartBuilder:
         """The turn of ``choice``, made on first use."""
         turn = self.turns.get(choice)
         if turn is None:
-            turn = self.turns[choice] = Turn(self._id, self._model, choice=choice, lean=self.lean)
+            turn = self.turns[choice] = Turn(
+                self._id, self._model, choice=choice, lean=self.lean, format=self.format
+            )
             turn.usage = self.turns[self._first].usage
             if choice < self._first:
                 self._first = choice
@@ -233,6 +237,9 @@ class PartBuilder:
     def message_item_start(self, id: str | None, choice: int = 0) -> None:
         """An assistant message item opened (``id``: the provider's)."""
         self.out.append(MessageItemStart(id, choice))
+        turn = self.turn(choice)
+        if turn.message_id is None:
+            turn.message_id = id
 
     def reasoning_start(self, choice: int = 0, id: str | None = None) -> _OpenBlock:
         """A block of reasoning opened (``id``: the provider's); the one open already, if any."""
@@ -300,7 +307,8 @@ class PartBuilder:
         the provider's own object for the call (see :attr:`ToolCall.raw`).
         """
         call = ToolCall.streaming(
-            id, name, type, server=server, plain=plain, partial_strings=self.partial_strings
+            id, name, type, server=server, plain=plain, partial_strings=self.partial_strings,
+            item_id=item_id,
         )
         call.raw = raw
         calls = self.turn(choice).tool_calls
@@ -435,7 +443,7 @@ class PartBuilder:
     def restart(self, reason: str) -> None:
         """The stream replays from the start: a Restart part, and the turns begin again."""
         self.out.append(Restart(reason))
-        self.turns = {0: Turn(lean=self.lean)}
+        self.turns = {0: Turn(lean=self.lean, format=self.format)}
         self._first = 0
         self._pieces = {}
         self._blocks = {}

@@ -59,7 +59,8 @@ class PartStream(Generic[L]):
     """
 
     def __init__(self, lane: L, *, partial_strings: bool = False, lean: bool = False) -> None:
-        kind: type[Translator] = format_of(lane).parts
+        row = format_of(lane)
+        kind: type[Translator] = row.parts
         if lean:
             lane.make_lean()
         #: The lane read (typed as given: ``PartStream(ResponsesLane()).lane.load(...)``).
@@ -67,7 +68,9 @@ class PartStream(Generic[L]):
         #: Whether the turns and the lane keep no text (see the class docstring).
         self.lean = lean
         # Warnings found here (invalid tool input) join the lane's own, located like them.
-        self._builder = PartBuilder(lane.json_loads, lane.add_warning, partial_strings, lean)
+        self._builder = PartBuilder(
+            lane.json_loads, lane.add_warning, partial_strings, lean, row.name
+        )
         self._translator = kind(lane, self._builder)
 
     # -- the lane's cycle, as parts ----------------------------------------------------

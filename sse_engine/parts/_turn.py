@@ -13,6 +13,7 @@ character is parsed once either way).
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from itertools import islice
 from typing import Any, Final, Literal, final
 
@@ -77,6 +78,14 @@ class ToolCall(_ByValue):
     itself (hosted MCP and Kindo calls, Anthropic server tools): their result
     comes from the server, the client has nothing to run.
 
+    ``item_id`` is the provider's id for the output item holding the call (a
+    Responses ``function_call`` item's ``id``, beside its ``call_id``), None
+    where the call is no item of its own. ``extra`` holds the call's fields
+    a request body of its format gave that the call has no place for (an
+    Anthropic ``cache_control``, a Responses item's ``status``): see
+    :class:`~sse_engine.conversation.Message`. Neither takes part in equality:
+    they are the provider's bookkeeping, not what the call says.
+
     ``raw`` is the provider's own object for the call, where it carries what
     the provider needs back with it (a Gemini ``functionCall`` part, with its
     ``thoughtSignature``), else None. Not part of equality.
@@ -91,8 +100,10 @@ class ToolCall(_ByValue):
         "_plain",
         "_reader",
         "done",
+        "extra",
         "id",
         "input_error",
+        "item_id",
         "name",
         "raw",
         "result",
@@ -111,6 +122,9 @@ class ToolCall(_ByValue):
         type: str = "function",
         server: bool = False,
         input_error: str | None = None,
+        plain: bool = False,
+        item_id: str | None = None,
+        extra: Mapping[str, Any] | None = None,
         raw: Any = None,
     ) -> None:
         self.id = id
@@ -119,6 +133,8 @@ class ToolCall(_ByValue):
         self.server = server
         self.done = done
         self.input_error = input_error
+        self.item_id = item_id
+        self.extra: Mapping[str, Any] = {} if extra is None else extra
         self.raw = raw
         #: For a call the server runs: its result, as the provider sent it (see
         #: :class:`~sse_engine.parts.ServerToolResult`); None until then, and for
@@ -126,7 +142,7 @@ class ToolCall(_ByValue):
         self.result: Any = None
         self._pieces: list[str] = [arguments] if arguments else []
         self._final: Any = input
-        self._plain = False
+        self._plain = plain
         self._partial_strings = False
         self._reader: PartialJSON | None = None
         self._fed = 0
@@ -134,12 +150,19 @@ class ToolCall(_ByValue):
 
     @classmethod
     def streaming(
-        cls, id: str, name: str, type: str, *, server: bool, plain: bool, partial_strings: bool
+        cls,
+        id: str,
+        name: str,
+        type: str,
+        *,
+        server: bool,
+        plain: bool,
+        partial_strings: bool,
+        item_id: str | None = None,
     ) -> ToolCall:
         """A call whose input is about to stream (what the parts layer builds)."""
-        call = cls(id, name, type=type, server=server)
+        call = cls(id, name, type=type, server=server, plain=plain, item_id=item_id)
         call._final = UNSET
-        call._plain = plain
         call._partial_strings = partial_strings
         return call
 
@@ -284,6 +307,13 @@ class Turn(_ByValue):
     reasoning or refusal: each was passed on as a part and is not kept, so
     the turn's size does not grow with the stream's; ``text``, ``reasoning``
     and ``refusal`` read ``""``, and :meth:`length` still counts them.
+
+    ``format`` is the name of the wire format the turn was read from
+    (``"messages"``, ...; ``sse_engine.FORMATS``), None for a turn made by
+    hand: whose opaque reasoning data (signatures, encrypted content) this
+    is, which only that format takes back. ``message_id`` is the provider's
+    id for the turn's message (a Responses ``message`` item's, the first one
+    when there are several), None elsewhere. Neither takes part in equality.
     """
 
     __slots__ = (
@@ -294,7 +324,9 @@ class Turn(_ByValue):
         "citations",
         "error",
         "finish_reason",
+        "format",
         "id",
+        "message_id",
         "model",
         "outcome",
         "raw_finish_reason",
@@ -320,8 +352,12 @@ class Turn(_ByValue):
         raw_finish_reason: str | None = None,
         reasoning_blocks: list[ReasoningBlock] | None = None,
         lean: bool = False,
+        format: str | None = None,
+        message_id: str | None = None,
     ) -> None:
         self.id = id
+        self.format = format
+        self.message_id = message_id
         self.model = model
         self._text: list[str] = Tally() if lean else [text] if text else []
         self._reasoning: list[str] = Tally() if lean else [reasoning] if reasoning else []
