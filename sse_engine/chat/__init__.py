@@ -13,6 +13,7 @@ by index. See ``docs/chat.md`` for the events, outcome rules and warning codes.
 from __future__ import annotations
 
 from sse_engine._formats import WireFormat, register_format
+from sse_engine._openai import OPENAI_ENDPOINT
 from sse_engine._public import publish as _publish
 from sse_engine.chat._emit import ChatEmitter
 from sse_engine.chat._events import (
@@ -88,6 +89,7 @@ register_format(
         recognize=recognize,
         recognize_error=recognize_error,
         paths=PATHS,
+        endpoint=OPENAI_ENDPOINT,
     )
 )
 

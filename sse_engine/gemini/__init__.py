@@ -38,6 +38,7 @@ from sse_engine.gemini._snapshot import CandidateSnapshot, GeminiSnapshot
 from sse_engine.gemini._wire import (
     BLOCK_REASONS,
     COMPLETED_FINISH_REASONS,
+    ENDPOINT,
     FAILED_FINISH_REASONS,
     INCOMPLETE_FINISH_REASONS,
     PATHS,
@@ -80,6 +81,7 @@ register_format(
         recognize=recognize,
         recognize_error=recognize_error,
         paths=PATHS,
+        endpoint=ENDPOINT,
     )
 )
 

@@ -37,7 +37,7 @@ from sse_engine.messages._frames import encode_messages_event
 from sse_engine.messages._lane import MessagesLane
 from sse_engine.messages._parts import MessagesParts
 from sse_engine.messages._snapshot import ContentBlock, MessageSnapshot
-from sse_engine.messages._wire import PATHS, recognize, recognize_error
+from sse_engine.messages._wire import ENDPOINT, PATHS, recognize, recognize_error
 
 __all__ = [
     "BlockDelta",
@@ -74,6 +74,7 @@ register_format(
         recognize=recognize,
         recognize_error=recognize_error,
         paths=PATHS,
+        endpoint=ENDPOINT,
     )
 )
 
