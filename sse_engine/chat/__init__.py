@@ -37,6 +37,7 @@ from sse_engine.chat._events import (
 from sse_engine.chat._frames import encode_chat_event
 from sse_engine.chat._lane import ChatCompletionsLane
 from sse_engine.chat._parts import ChatParts
+from sse_engine.chat._request import CODEC
 from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
     ChatCompletionSnapshot,
@@ -89,6 +90,7 @@ register_format(
         recognize=recognize,
         recognize_error=recognize_error,
         paths=PATHS,
+        request=CODEC,
         endpoint=OPENAI_ENDPOINT,
     )
 )

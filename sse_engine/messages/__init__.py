@@ -36,6 +36,7 @@ from sse_engine.messages._events import (
 from sse_engine.messages._frames import encode_messages_event
 from sse_engine.messages._lane import MessagesLane
 from sse_engine.messages._parts import MessagesParts
+from sse_engine.messages._request import CODEC
 from sse_engine.messages._snapshot import ContentBlock, MessageSnapshot
 from sse_engine.messages._wire import ENDPOINT, PATHS, recognize, recognize_error
 
@@ -74,6 +75,7 @@ register_format(
         recognize=recognize,
         recognize_error=recognize_error,
         paths=PATHS,
+        request=CODEC,
         endpoint=ENDPOINT,
     )
 )

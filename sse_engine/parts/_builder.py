@@ -128,12 +128,14 @@ class PartBuilder:
         loads: Callable[[str], Any],
         warn: Callable[[str, str], None],
         partial_strings: bool = False,
+        format: str | None = None,
     ) -> None:
         self.loads = loads
         self.warn = warn
         self.partial_strings = partial_strings
+        self.format = format
         self.out: list[Part] = []
-        self.turns: dict[int, Turn] = {0: Turn()}
+        self.turns: dict[int, Turn] = {0: Turn(format=format)}
         #: The lowest choice index seen: its turn is the one a Finish part speaks for.
         self._first = 0
         self.finished = False
@@ -147,7 +149,9 @@ class PartBuilder:
         """The turn of ``choice``, made on first use."""
         turn = self.turns.get(choice)
         if turn is None:
-            turn = self.turns[choice] = Turn(self._id, self._model, choice=choice)
+            turn = self.turns[choice] = Turn(
+                self._id, self._model, choice=choice, format=self.format
+            )
             turn.usage = self.turns[self._first].usage
             if choice < self._first:
                 self._first = choice
@@ -213,6 +217,9 @@ class PartBuilder:
     def message_item_start(self, id: str | None, choice: int = 0) -> None:
         """An assistant message item opened (``id``: the provider's)."""
         self.out.append(MessageItemStart(id, choice))
+        turn = self.turn(choice)
+        if turn.message_id is None:
+            turn.message_id = id
 
     def reasoning_start(self, choice: int = 0, id: str | None = None) -> _OpenBlock:
         """A block of reasoning opened (``id``: the provider's); the one open already, if any."""
@@ -280,7 +287,8 @@ class PartBuilder:
         the provider's own object for the call (see :attr:`ToolCall.raw`).
         """
         call = ToolCall.streaming(
-            id, name, type, server=server, plain=plain, partial_strings=self.partial_strings
+            id, name, type, server=server, plain=plain, partial_strings=self.partial_strings,
+            item_id=item_id,
         )
         call.raw = raw
         calls = self.turn(choice).tool_calls
@@ -423,7 +431,7 @@ class PartBuilder:
     def restart(self, reason: str) -> None:
         """The stream replays from the start: a Restart part, and the turns begin again."""
         self.out.append(Restart(reason))
-        self.turns = {0: Turn()}
+        self.turns = {0: Turn(format=self.format)}
         self._first = 0
         self._pieces = {}
         self._blocks = {}

@@ -51,11 +51,12 @@ class PartStream(Generic[L]):
     """
 
     def __init__(self, lane: L, *, partial_strings: bool = False) -> None:
-        kind: type[Translator] = format_of(lane).parts
+        row = format_of(lane)
+        kind: type[Translator] = row.parts
         #: The lane read (typed as given: ``PartStream(ResponsesLane()).lane.load(...)``).
         self.lane: L = lane
         # Warnings found here (invalid tool input) join the lane's own, located like them.
-        self._builder = PartBuilder(lane.json_loads, lane.add_warning, partial_strings)
+        self._builder = PartBuilder(lane.json_loads, lane.add_warning, partial_strings, row.name)
         self._translator = kind(lane, self._builder)
 
     # -- the lane's cycle, as parts ----------------------------------------------------

@@ -13,6 +13,7 @@ character is parsed once either way).
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from itertools import islice
 from typing import Any, Final, final
 
@@ -76,6 +77,14 @@ class ToolCall(_ByValue):
     itself (hosted MCP and Kindo calls, Anthropic server tools): their result
     comes from the server, the client has nothing to run.
 
+    ``item_id`` is the provider's id for the output item holding the call (a
+    Responses ``function_call`` item's ``id``, beside its ``call_id``), None
+    where the call is no item of its own. ``extra`` holds the call's fields
+    a request body of its format gave that the call has no place for (an
+    Anthropic ``cache_control``, a Responses item's ``status``): see
+    :class:`~sse_engine.conversation.Message`. Neither takes part in equality:
+    they are the provider's bookkeeping, not what the call says.
+
     ``raw`` is the provider's own object for the call, where it carries what
     the provider needs back with it (a Gemini ``functionCall`` part, with its
     ``thoughtSignature``), else None. Not part of equality.
@@ -90,8 +99,10 @@ class ToolCall(_ByValue):
         "_plain",
         "_reader",
         "done",
+        "extra",
         "id",
         "input_error",
+        "item_id",
         "name",
         "raw",
         "result",
@@ -110,6 +121,9 @@ class ToolCall(_ByValue):
         type: str = "function",
         server: bool = False,
         input_error: str | None = None,
+        plain: bool = False,
+        item_id: str | None = None,
+        extra: Mapping[str, Any] | None = None,
         raw: Any = None,
     ) -> None:
         self.id = id
@@ -118,6 +132,8 @@ class ToolCall(_ByValue):
         self.server = server
         self.done = done
         self.input_error = input_error
+        self.item_id = item_id
+        self.extra: Mapping[str, Any] = {} if extra is None else extra
         self.raw = raw
         #: For a call the server runs: its result, as the provider sent it (see
         #: :class:`~sse_engine.parts.ServerToolResult`); None until then, and for
@@ -125,7 +141,7 @@ class ToolCall(_ByValue):
         self.result: Any = None
         self._pieces: list[str] = [arguments] if arguments else []
         self._final: Any = input
-        self._plain = False
+        self._plain = plain
         self._partial_strings = False
         self._reader: PartialJSON | None = None
         self._fed = 0
@@ -133,12 +149,19 @@ class ToolCall(_ByValue):
 
     @classmethod
     def streaming(
-        cls, id: str, name: str, type: str, *, server: bool, plain: bool, partial_strings: bool
+        cls,
+        id: str,
+        name: str,
+        type: str,
+        *,
+        server: bool,
+        plain: bool,
+        partial_strings: bool,
+        item_id: str | None = None,
     ) -> ToolCall:
         """A call whose input is about to stream (what the parts layer builds)."""
-        call = cls(id, name, type=type, server=server)
+        call = cls(id, name, type=type, server=server, plain=plain, item_id=item_id)
         call._final = UNSET
-        call._plain = plain
         call._partial_strings = partial_strings
         return call
 
@@ -276,6 +299,13 @@ class Turn(_ByValue):
     index this turn is (0 but for ``n > 1``). ``citations`` are the sources
     the answer cites (:class:`~sse_engine.parts.Citation` parts), and a call
     the server ran carries its result (:attr:`ToolCall.result`).
+
+    ``format`` is the name of the wire format the turn was read from
+    (``"messages"``, ...; ``sse_engine.FORMATS``), None for a turn made by
+    hand: whose opaque reasoning data (signatures, encrypted content) this
+    is, which only that format takes back. ``message_id`` is the provider's
+    id for the turn's message (a Responses ``message`` item's, the first one
+    when there are several), None elsewhere. Neither takes part in equality.
     """
 
     __slots__ = (
@@ -286,7 +316,9 @@ class Turn(_ByValue):
         "citations",
         "error",
         "finish_reason",
+        "format",
         "id",
+        "message_id",
         "model",
         "outcome",
         "raw_finish_reason",
@@ -311,8 +343,12 @@ class Turn(_ByValue):
         choice: int = 0,
         raw_finish_reason: str | None = None,
         reasoning_blocks: list[ReasoningBlock] | None = None,
+        format: str | None = None,
+        message_id: str | None = None,
     ) -> None:
         self.id = id
+        self.format = format
+        self.message_id = message_id
         self.model = model
         self._text: list[str] = [text] if text else []
         self._reasoning: list[str] = [reasoning] if reasoning else []

@@ -54,6 +54,7 @@ from sse_engine.responses._events import (
 from sse_engine.responses._frames import encode_responses_event
 from sse_engine.responses._lane import ITEM_STATUS_TYPES, ResponsesLane
 from sse_engine.responses._parts import ResponsesParts
+from sse_engine.responses._request import CODEC
 from sse_engine.responses._resume import ResumePlan, RetrievePlan
 from sse_engine.responses._snapshot import ContentPart, OutputItem, ResponseSnapshot, TextBuffer
 from sse_engine.responses._types import ResponsesEvent
@@ -116,6 +117,7 @@ register_format(
         recognize=recognize,
         recognize_error=recognize_error,
         paths=PATHS,
+        request=CODEC,
         endpoint=OPENAI_ENDPOINT,
     )
 )

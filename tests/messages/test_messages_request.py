@@ -1,0 +1,28 @@
+"""The Anthropic Messages request codec: bodies to Conversation and back.
+
+Oracles: the anthropic SDK's ``MessageCreateParamsStreaming`` (strict: see
+tests/sdk_oracle.py) generates the bodies and validates what is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from request_bodies import aside, bodies
+from sdk_oracle import validate
+
+from sse_engine import Conversation
+
+ROUND_TRIP = settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@ROUND_TRIP
+@given(bodies("messages"))
+def test_a_messages_body_round_trips_exactly(body: dict[str, Any]) -> None:
+    rendered = Conversation.from_body("messages", body).to_body("messages", model=body["model"])
+    assert rendered.dropped == ()
+    assert aside("messages", rendered.body) == aside("messages", body)
+    validate("messages", rendered.body)
