@@ -34,6 +34,11 @@ def served_formats() -> list[WireFormat]:
 
 def _check_format(name: str) -> None:
     names = [row.name for row in served_formats()]
+    if name in FORMATS and name not in names:
+        raise ValueError(
+            f"--upstream-format {name}: the format has no request codec or endpoint yet "
+            f"(the gateway can call {', '.join(names)})"
+        )
     if name not in names:
         raise ValueError(f"--upstream-format must be one of {', '.join(names)}, not {name!r}")
 
