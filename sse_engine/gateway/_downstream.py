@@ -25,7 +25,12 @@ __all__ = ["ClientGone", "Collecting", "Downstream", "Streaming", "error_answer"
 
 
 class ClientGone(Exception):
-    """The client hung up: nothing more can be written to it."""
+    """The client hung up: nothing more can be written to it. ``response`` is the one
+    the handler returns (aiohttp finishes it quietly: its connection is gone)."""
+
+    def __init__(self, response: web.StreamResponse) -> None:
+        super().__init__("the client hung up")
+        self.response = response
 
 
 def frames_in(data: bytes) -> int:
@@ -90,7 +95,7 @@ class Streaming(Downstream):
         try:
             await response.prepare(self.request)
         except ConnectionResetError as exc:
-            raise ClientGone from exc
+            raise ClientGone(self.response) from exc
 
     async def write(self, data: bytes) -> None:
         if not self.response.prepared:
@@ -99,7 +104,7 @@ class Streaming(Downstream):
         try:
             await self.response.write(data)
         except ConnectionResetError as exc:  # aiohttp's ClientConnectionResetError too
-            raise ClientGone from exc
+            raise ClientGone(self.response) from exc
 
     async def keepalive(self, relay: Relay) -> None:
         await self.write(relay.keepalive())
@@ -112,7 +117,7 @@ class Streaming(Downstream):
         try:
             await self.response.write_eof()
         except ConnectionResetError as exc:  # the openai client leaves right after [DONE]
-            raise ClientGone from exc
+            raise ClientGone(self.response) from exc
         return self.response
 
 

@@ -79,9 +79,9 @@ class Exchange:
         record = Record(request.path, self.client.name, self.upstream.name)
         try:
             return await self._serve(request, record)
-        except ClientGone:
+        except ClientGone as gone:
             record.outcome = "client_closed"
-            return web.Response(status=499)  # never sent: the client is gone
+            return gone.response
         except asyncio.CancelledError:
             record.outcome = "client_closed"
             raise

@@ -271,3 +271,19 @@ def test_one_log_line_per_request(
     assert line.startswith("POST /v1/chat/completions chat->messages upstream=200 ")
     assert "outcome=completed" in line
     assert int(line.split("events=")[1].split()[0]) > 5
+
+
+def test_no_traceback_when_the_openai_client_leaves_right_after_done(
+    start_gateway: Callable[..., Gateway], caplog: pytest.LogCaptureFixture
+) -> None:
+    # The openai SDK closes its connection as soon as it reads [DONE]: the gateway's
+    # write_eof() then meets a closing transport, which must not be logged as a failure.
+    gateway = start_gateway("messages")
+    caplog.set_level(logging.DEBUG)
+    for _ in range(10):
+        ask(gateway.url, "chat", stream=True)
+    time.sleep(0.05)
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
+    lines = [r.getMessage() for r in caplog.records if r.name == "sse_engine.gateway"]
+    assert len(lines) == 10
+    assert all("outcome=completed" in s or "outcome=client_closed" in s for s in lines)
