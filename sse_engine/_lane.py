@@ -81,6 +81,8 @@ class Lane(Generic[E]):
     # an idle lane stays small (a gateway holds thousands).
     _headers: Mapping[str, str] = HeaderMap()  # its own HeaderMap once start() gave headers
     _comments = False  # feed_with_comments() was called: the parser keeps comments
+    #: Whether the snapshot keeps no streamed text (see :meth:`make_lean`).
+    lean = False
 
     def __init__(
         self,
@@ -176,6 +178,28 @@ class Lane(Generic[E]):
     def resume(self) -> list[E]:
         """Ready the lane for a reconnection's bytes; :class:`UsageError` if it cannot resume."""
         raise UsageError(f"a {self.api_name} stream cannot be resumed")
+
+    def make_lean(self) -> None:
+        """Keep no streamed text in the snapshot, for a reader that passes each delta on.
+
+        For a relay (``Relay(lane, to=..., lean=True)`` and
+        ``PartStream(lane, lean=True)`` call it): the text, reasoning and
+        refusal deltas still come out as events, but the snapshot does not
+        add them up, so what the lane holds does not grow with the stream.
+        ``snapshot.lean`` says so; its texts read ``""`` where only deltas
+        brought them (a final object's text is kept as it came). Tool input
+        is still assembled (a call's end gives it whole). The events, the
+        verdict, the error and the warnings are the same as without it.
+        Call it before the first :meth:`feed`.
+        """
+        if self.bytes_fed:
+            raise UsageError("make_lean() must be called before any feed()")
+        self.lean = True
+        self._make_lean()
+
+    def _make_lean(self) -> None:
+        """Tell the snapshot (and whatever else adds up text) to keep none."""
+        raise UsageError(f"a {type(self).__name__} has no lean mode")
 
     @property
     def retry(self) -> int | None:

@@ -36,7 +36,6 @@ from sse_engine.chat._events import (
 from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
     ChatCompletionSnapshot,
-    merge_field,
 )
 from sse_engine.chat._wire import (
     CHUNK_OBJECT,
@@ -53,8 +52,8 @@ __all__ = ["ChatCompletionsLane"]
 def _has_answer(choice: ChatChoiceSnapshot) -> bool:
     """Whether a choice holds anything the caller asked for (reasoning alone is not)."""
     return bool(
-        choice.content
-        or choice.refusal
+        choice.has_text("content")
+        or choice.has_text("refusal")
         or choice.tool_calls
         or choice.function_call is not None
         or choice.extra.get("audio")
@@ -105,6 +104,9 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         #: The call half of the state machine (tool calls, the legacy function call).
         self._calls = ChatCalls(self._reports, self.json_loads)
         self._choice_index_warned = False
+
+    def _make_lean(self) -> None:
+        self._snapshot.lean = True
 
     @property
     def snapshot(self) -> ChatCompletionSnapshot:
@@ -220,7 +222,7 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         choices = self._snapshot.choices
         state = choices.get(index)
         if state is None:
-            state = choices[index] = ChatChoiceSnapshot(index)
+            state = choices[index] = ChatChoiceSnapshot(index, self.lean)
         delta = choice.get("delta")
         if delta:
             if type(delta) is dict:
@@ -318,7 +320,7 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         raw: dict[str, Any],
         out: list[ChatEvent],
     ) -> None:
-        merge_field(state.extra, key, value)
+        state._merge(key, value)
         if value != "":
             out.append(ChatDeltaField(state.index, key, value, raw=raw))
 

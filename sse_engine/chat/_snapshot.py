@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sse_engine._json import plain_json
+from sse_engine._tally import Tally, said
 
 __all__ = [
     "ChatChoiceSnapshot",
@@ -52,7 +53,7 @@ def json_copy(value: Any) -> Any:
     Every dict and list is new, at any depth (an explicit stack, not recursion:
     no nesting is too deep to copy), so a caller may mutate the copy freely.
     """
-    if type(value) is _TextParts:
+    if type(value) is _TextParts or type(value) is Tally:
         return _join(value)
     if not isinstance(value, dict | list):
         return value
@@ -64,7 +65,7 @@ def json_copy(value: Any) -> Any:
         items = source.items() if isinstance(source, dict) else enumerate(source)
         is_dict = isinstance(target, dict)
         for key, item in items:
-            if type(item) is _TextParts:
+            if type(item) is _TextParts or type(item) is Tally:
                 item = _join(item)
             elif isinstance(item, dict | list):
                 child: Any = {} if isinstance(item, dict) else []
@@ -77,13 +78,16 @@ def json_copy(value: Any) -> Any:
     return root
 
 
-def merge_field(acc: dict[str, Any], key: str, value: Any, depth: int = 0) -> None:
+def merge_field(
+    acc: dict[str, Any], key: str, value: Any, depth: int = 0, lean: bool = False
+) -> None:
     """Merge one delta field into ``acc``: concatenate text, merge objects, extend lists.
 
     Each string piece is appended to a list of pieces, never added to the text
     so far: the cost is linear in what was sent, however deep the field. A
     list whose entries carry an ``index`` (OpenRouter's ``reasoning_details``)
     is merged entry by entry at that index, as the SDK does; other lists grow.
+    ``lean``: text is counted, not kept (a :class:`Tally`; it reads ``""``).
     """
     old = acc.get(key)
     if value is None:
@@ -91,8 +95,11 @@ def merge_field(acc: dict[str, Any], key: str, value: Any, depth: int = 0) -> No
     elif key in _REPLACED:
         acc[key] = json_copy(value)
     elif type(value) is str:
-        if type(old) is _TextParts:
+        if type(old) is _TextParts or type(old) is Tally:
             old.append(value)
+        elif lean:
+            acc[key] = tally = Tally()
+            tally.append(value)
         elif type(old) is str:
             acc[key] = _TextParts((old, value))
         else:
@@ -101,12 +108,12 @@ def merge_field(acc: dict[str, Any], key: str, value: Any, depth: int = 0) -> No
         if old is None:
             old = acc[key] = []
         if depth < _MAX_DEPTH and _has_indexed_entries(value):
-            _merge_entries(old, value, depth + 1)
+            _merge_entries(old, value, depth + 1, lean)
         else:
             old.extend(json_copy(value))
     elif type(old) is dict and type(value) is dict and depth < _MAX_DEPTH:
         for k, v in value.items():
-            merge_field(old, k, v, depth + 1)
+            merge_field(old, k, v, depth + 1, lean)
     else:
         acc[key] = json_copy(value)
 
@@ -115,14 +122,14 @@ def _has_indexed_entries(items: list[Any]) -> bool:
     return any(type(item) is dict and "index" in item for item in items)
 
 
-def _merge_entries(acc: list[Any], entries: list[Any], depth: int) -> None:
+def _merge_entries(acc: list[Any], entries: list[Any], depth: int, lean: bool) -> None:
     """Merge each entry into the one at its ``index``, or append it (a new index)."""
     for entry in entries:
         index = entry.get("index") if type(entry) is dict else None
         if type(index) is int and 0 <= index < len(acc) and type(acc[index]) is dict:
             target = acc[index]
             for k, v in entry.items():
-                merge_field(target, k, v, depth + 1)
+                merge_field(target, k, v, depth + 1, lean)
         else:
             acc.append(json_copy(entry))
 
@@ -199,7 +206,8 @@ class ChatChoiceSnapshot:
 
     ``content`` and ``refusal`` are None until the first delta that carries
     them; ``extra`` holds delta fields without a name here (``reasoning_content``,
-    ``audio``, ``annotations``, …), merged.
+    ``audio``, ``annotations``, …), merged. A ``lean`` choice keeps none of the
+    streamed text (see ``Lane.make_lean``): its texts read ``""``.
     """
 
     __slots__ = (
@@ -208,13 +216,15 @@ class ChatChoiceSnapshot:
         "finish_reason",
         "function_call",
         "index",
+        "lean",
         "logprobs",
         "role",
         "tool_calls",
     )
 
-    def __init__(self, index: int) -> None:
+    def __init__(self, index: int, lean: bool = False) -> None:
         self.index = index
+        self.lean = lean
         self.role: str | None = None
         # "content" and "refusal" text, as pieces.
         self._text: dict[str, list[str]] = {}
@@ -234,15 +244,27 @@ class ChatChoiceSnapshot:
         """The refusal text so far."""
         return _join(self._text.get("refusal"))
 
+    def has_text(self, field: str) -> bool:
+        """Whether any ``content`` or ``refusal`` text came (kept or, lean, only counted)."""
+        return said(self._text.get(field))
+
     # -- what the lane does ----------------------------------------------------------
 
     def _add_text(self, field: str, text: str) -> None:
         """Append to ``content`` or ``refusal``."""
         parts = self._text.get(field)
         if parts is None:
-            self._text[field] = [text]
+            if self.lean:
+                parts = self._text[field] = Tally()
+                parts.append(text)
+            else:
+                self._text[field] = [text]
         else:
             parts.append(text)
+
+    def _merge(self, key: str, value: Any) -> None:
+        """A delta field without a name here, merged into ``extra``."""
+        merge_field(self.extra, key, value, lean=self.lean)
 
     def _add_tool_call(
         self, wire: int | None, id: str | None, name: str | None, type: str | None
@@ -295,7 +317,8 @@ class ChatCompletionSnapshot:
     ``id``, ``model`` and ``created`` come from the first chunk that has them;
     ``system_fingerprint``, ``service_tier``, ``usage`` and ``moderation`` are the
     last values that were not null (a later ``usage: null`` does not erase usage). ``choices``
-    maps each choice index to its :class:`ChatChoiceSnapshot`.
+    maps each choice index to its :class:`ChatChoiceSnapshot`. ``lean``: the
+    snapshot keeps no streamed text (see ``Lane.make_lean``).
     """
 
     __slots__ = (
@@ -303,6 +326,7 @@ class ChatCompletionSnapshot:
         "choices",
         "created",
         "id",
+        "lean",
         "model",
         "moderation",
         "service_tier",
@@ -321,6 +345,7 @@ class ChatCompletionSnapshot:
         self.moderation: dict[str, Any] | None = None
         self.usage: dict[str, Any] | None = None
         self.choices: dict[int, ChatChoiceSnapshot] = {}
+        self.lean = False
 
     @property
     def finished(self) -> bool:

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sse_engine._lane import StreamEnd
+from sse_engine._tally import Tally
 from sse_engine.gemini._events import (
     CandidateFinish,
     FunctionCallPart,
@@ -56,8 +57,8 @@ class _Thinking:
 
     __slots__ = ("pieces", "signature")
 
-    def __init__(self) -> None:
-        self.pieces: list[str] = []
+    def __init__(self, lean: bool) -> None:
+        self.pieces: list[str] = Tally() if lean else []
         self.signature: str | None = None
 
 
@@ -115,7 +116,7 @@ class GeminiParts(Translator):
         candidate = event.candidate
         thinking = self._thinking.get(candidate)
         if thinking is None:
-            thinking = self._thinking[candidate] = _Thinking()
+            thinking = self._thinking[candidate] = _Thinking(self.builder.lean)
             self.builder.reasoning_start(candidate)
         if event.text:
             thinking.pieces.append(event.text)

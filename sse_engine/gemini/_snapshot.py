@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sse_engine._json import plain_json
+from sse_engine._tally import Tally, said
 from sse_engine.gemini._wire import SIGNATURE_KEY, TEXT_PART_KEYS
 
 __all__ = ["CandidateSnapshot", "GeminiSnapshot"]
@@ -27,11 +28,16 @@ class _TextRun:
 
     __slots__ = ("first", "joinable", "pieces", "signature", "thought")
 
-    def __init__(self, first: dict[str, Any], text: str, thought: bool, signature: str | None):
+    def __init__(
+        self, first: dict[str, Any], text: str, thought: bool, signature: str | None, lean: bool
+    ) -> None:
         self.first = first
         self.thought = thought
         self.signature = signature
-        self.pieces = [text] if text else []
+        pieces: list[str] = Tally() if lean else []
+        if text:
+            pieces.append(text)
+        self.pieces = pieces
         #: Only plain text parts join (a part with a field of its own stays apart).
         self.joinable = first.keys() <= TEXT_PART_KEYS
 
@@ -60,10 +66,14 @@ class CandidateSnapshot:
     ...), in the order they first came.
     """
 
-    __slots__ = ("_content", "_parts", "fields", "finish_reason", "function_calls", "index")
+    __slots__ = (
+        "_content", "_parts", "fields", "finish_reason", "function_calls", "index", "lean",
+    )
 
-    def __init__(self, index: int) -> None:
+    def __init__(self, index: int, lean: bool = False) -> None:
         self.index = index
+        #: The streamed text and thoughts are counted, not kept (see ``Lane.make_lean``).
+        self.lean = lean
         self.finish_reason: str | None = None
         self.fields: dict[str, Any] = {}
         self.function_calls: list[dict[str, Any]] = []
@@ -100,7 +110,7 @@ class CandidateSnapshot:
             if signature is not None:
                 last.signature = signature
             return
-        parts.append(_TextRun(part, text, thought, signature))
+        parts.append(_TextRun(part, text, thought, signature, self.lean))
 
     def _add_part(self, part: dict[str, Any]) -> None:
         """A part of another kind (a function call, an image, ...): kept whole in its place."""
@@ -126,7 +136,7 @@ class CandidateSnapshot:
     @property
     def has_content(self) -> bool:
         """Whether the candidate holds anything but empty text (for the sanity warning)."""
-        return any(type(p) is not _TextRun or p.joined() for p in self._parts)
+        return any(type(p) is not _TextRun or said(p.pieces) for p in self._parts)
 
     def to_api(self) -> dict[str, Any]:
         """The candidate as the merged response has it (before the plain JSON copy)."""
@@ -144,12 +154,14 @@ class GeminiSnapshot:
     ``candidates`` maps each candidate's ``index`` to its
     :class:`CandidateSnapshot`; ``fields`` holds the response's other fields
     as last sent (``usageMetadata``, ``promptFeedback``, ``modelVersion``,
-    ``responseId``, ...), in the order they first came.
+    ``responseId``, ...), in the order they first came. ``lean``: the
+    snapshot keeps no streamed text (see ``Lane.make_lean``).
     """
 
     def __init__(self, on_loss: Callable[[str], None] | None = None) -> None:
         #: Told what ``to_api()`` had to replace to stay plain JSON (the lane warns).
         self._on_loss = on_loss
+        self.lean = False
         self.candidates: dict[int, CandidateSnapshot] = {}
         self.fields: dict[str, Any] = {}
 

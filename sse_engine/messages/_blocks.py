@@ -106,7 +106,7 @@ class BlockAssembly:
             self._reports.warn("bad_field", f"content block {index} has no string type; kept as is")
             block_type = ""
         snap = self._snap
-        new = ContentBlock(index, block, block_type)
+        new = ContentBlock(index, block, block_type, snap.lean)
         snap.content.append(new)
         snap._by_index[index] = new
         self.open[index] = (new, _SPECS_BY_BLOCK_TYPE.get(block_type, _NO_SPECS))

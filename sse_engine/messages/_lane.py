@@ -63,6 +63,9 @@ class MessagesLane(Lane[MessagesEvent]):
     recognize = staticmethod(recognize)
     recognize_error = staticmethod(recognize_error)
 
+    def _make_lean(self) -> None:
+        self._snap.lean = True
+
     def _setup(self) -> None:
         self._snap = MessageSnapshot(self.json_loads, self._reports.note_loss)
         self._blocks = BlockAssembly(self._snap, self._reports, self.json_loads)
@@ -257,7 +260,7 @@ class MessagesLane(Lane[MessagesEvent]):
                 "message_stop without a stop reason: possibly a failed generation "
                 "that looks like a normal completion",
             )
-        if not any(b.type != "text" or b.joined() for b in self._snap.content):
+        if not any(b.type != "text" or b.has_text for b in self._snap.content):
             self._warn(
                 "empty_message",
                 "the message has no content: possibly a failed generation",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sse_engine._json import plain_json
+from sse_engine._tally import Tally, said
 from sse_engine.messages._wire import TOOL_BLOCK_TYPES
 
 __all__ = ["ContentBlock", "MessageSnapshot"]
@@ -61,7 +62,9 @@ class ContentBlock:
         "type",
     )
 
-    def __init__(self, index: int, start: dict[str, Any], block_type: str) -> None:
+    def __init__(
+        self, index: int, start: dict[str, Any], block_type: str, lean: bool = False
+    ) -> None:
         self.index = index
         self.start = start
         self.type = block_type
@@ -70,7 +73,11 @@ class ContentBlock:
         self.citations: list[Any] = []
         field = _TEXT_FIELD.get(block_type)
         initial = start.get(field, "") if field is not None else ""
-        self.parts: list[str] = [initial] if type(initial) is str and initial else []
+        # Lean (see ``Lane.make_lean``): text and thinking are counted, not kept.
+        parts: list[str] = Tally() if lean and block_type not in TOOL_BLOCK_TYPES else []
+        if type(initial) is str and initial:
+            parts.append(initial)
+        self.parts = parts
         #: The parsed tool input (tool blocks): the start value until the
         #: fragments parse. ``input_error`` says why they did not.
         self.input: Any = start.get("input", {})
@@ -115,6 +122,11 @@ class ContentBlock:
     def is_tool(self) -> bool:
         """Whether the block's input streams as JSON fragments (tool_use and kin)."""
         return self.type in TOOL_BLOCK_TYPES
+
+    @property
+    def has_text(self) -> bool:
+        """Whether any text (or thinking, or input) came into the block, kept or only counted."""
+        return said(self.parts)
 
     def joined(self) -> str:
         """The streamed pieces joined: the text, the thinking or the input JSON text."""
@@ -195,11 +207,13 @@ class MessageSnapshot:
     ``usage`` live in ``content`` and ``usage``); ``message_delta`` updates its
     stop fields. ``content`` lists the blocks in the order they started.
     ``started`` is False until ``message_start`` (or the first event that
-    implies it) arrived.
+    implies it) arrived. ``lean``: the blocks keep no streamed text or
+    thinking (see ``Lane.make_lean``).
     """
 
     def __init__(self, loads: JsonLoads, on_loss: Callable[[str], None] | None = None) -> None:
         self._loads = loads
+        self.lean = False
         #: Told what ``to_api()`` had to replace to stay plain JSON (the lane warns).
         self._on_loss = on_loss
         self.started = False

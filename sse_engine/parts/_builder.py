@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar
 
 from sse_engine._outcome import Outcome, StreamError
+from sse_engine._tally import Tally
 from sse_engine.parts._parts import (
     Citation,
     Finish,
@@ -109,10 +110,10 @@ class _OpenBlock:
 
     __slots__ = ("id", "index", "pieces")
 
-    def __init__(self, index: int, id: str | None) -> None:
+    def __init__(self, index: int, id: str | None, lean: bool) -> None:
         self.index = index
         self.id = id
-        self.pieces: list[str] = []
+        self.pieces: list[str] = Tally() if lean else []
 
 
 class PartBuilder:
@@ -120,7 +121,9 @@ class PartBuilder:
 
     ``out`` is the list the current ``feed()`` returns; ``turns`` the turn of
     each Chat choice (just ``{0: ...}`` for the other lanes). ``loads`` parses
-    a complete tool input, ``warn`` records a warning on the stream.
+    a complete tool input, ``warn`` records a warning on the stream. ``lean``
+    turns keep no text (see :class:`Turn`), nor do the blocks of reasoning
+    they end (``ReasoningBlock.text`` is ``""``).
     """
 
     def __init__(
@@ -129,13 +132,15 @@ class PartBuilder:
         warn: Callable[[str, str], None],
         partial_strings: bool = False,
         format: str | None = None,
+        lean: bool = False,
     ) -> None:
         self.loads = loads
         self.warn = warn
         self.partial_strings = partial_strings
         self.format = format
+        self.lean = lean
         self.out: list[Part] = []
-        self.turns: dict[int, Turn] = {0: Turn(format=format)}
+        self.turns: dict[int, Turn] = {0: Turn(format=format, lean=lean)}
         #: The lowest choice index seen: its turn is the one a Finish part speaks for.
         self._first = 0
         self.finished = False
@@ -150,7 +155,7 @@ class PartBuilder:
         turn = self.turns.get(choice)
         if turn is None:
             turn = self.turns[choice] = Turn(
-                self._id, self._model, choice=choice, format=self.format
+                self._id, self._model, choice=choice, format=self.format, lean=self.lean
             )
             turn.usage = self.turns[self._first].usage
             if choice < self._first:
@@ -204,7 +209,7 @@ class PartBuilder:
         if block is None:
             block = self.reasoning_start(choice)
         pieces = self._pieces
-        if pieces.get(choice, piece) != piece and turn._reasoning:
+        if pieces.get(choice, piece) != piece and turn.length("reasoning"):
             self.out.append(ReasoningDelta(_REASONING_SEPARATOR, choice, separator=True))
             turn._reasoning.append(_REASONING_SEPARATOR)
             if block.pieces:  # between two pieces of one block: part of its text
@@ -226,7 +231,7 @@ class PartBuilder:
         block = self._blocks.get(choice)
         if block is None:
             index = len(self.turn(choice).reasoning_blocks)
-            block = self._blocks[choice] = _OpenBlock(index, id)
+            block = self._blocks[choice] = _OpenBlock(index, id, self.lean)
             self.out.append(ReasoningStart(index, choice, id))
         return block
 
@@ -431,7 +436,7 @@ class PartBuilder:
     def restart(self, reason: str) -> None:
         """The stream replays from the start: a Restart part, and the turns begin again."""
         self.out.append(Restart(reason))
-        self.turns = {0: Turn(format=self.format)}
+        self.turns = {0: Turn(format=self.format, lean=self.lean)}
         self._first = 0
         self._pieces = {}
         self._blocks = {}

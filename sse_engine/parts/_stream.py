@@ -48,15 +48,28 @@ class PartStream(Generic[L]):
 
     Several Chat choices (``n > 1``): every part carries its ``choice``;
     :attr:`turn` is choice 0 and :attr:`turns` lists every choice's turn.
+
+    ``lean``: for a program that passes each part on and keeps nothing of
+    the text (a relay): the turns keep no text, reasoning or refusal (see
+    :attr:`Turn.lean`), and the lane is made lean too (its snapshot keeps
+    no streamed text: see :meth:`Lane.make_lean`), so what the stream holds
+    does not grow with the text. The parts, the verdict, warnings, usage,
+    finish reason, ids and tool calls are the same as without it.
     """
 
-    def __init__(self, lane: L, *, partial_strings: bool = False) -> None:
+    def __init__(self, lane: L, *, partial_strings: bool = False, lean: bool = False) -> None:
         row = format_of(lane)
         kind: type[Translator] = row.parts
+        if lean:
+            lane.make_lean()
         #: The lane read (typed as given: ``PartStream(ResponsesLane()).lane.load(...)``).
         self.lane: L = lane
+        #: Whether the turns and the lane keep no text (see the class docstring).
+        self.lean = lean
         # Warnings found here (invalid tool input) join the lane's own, located like them.
-        self._builder = PartBuilder(lane.json_loads, lane.add_warning, partial_strings, row.name)
+        self._builder = PartBuilder(
+            lane.json_loads, lane.add_warning, partial_strings, format=row.name, lean=lean
+        )
         self._translator = kind(lane, self._builder)
 
     # -- the lane's cycle, as parts ----------------------------------------------------

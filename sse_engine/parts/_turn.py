@@ -15,11 +15,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from itertools import islice
-from typing import Any, Final, final
+from typing import Any, Final, Literal, final
 
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
+from sse_engine._tally import Tally
 from sse_engine.partial_json import JSONStreamError, PartialJSON
 from sse_engine.parts._usage import FinishReason, Usage
 
@@ -306,6 +307,11 @@ class Turn(_ByValue):
     is, which only that format takes back. ``message_id`` is the provider's
     id for the turn's message (a Responses ``message`` item's, the first one
     when there are several), None elsewhere. Neither takes part in equality.
+
+    A ``lean`` turn (``PartStream(lane, lean=True)``) keeps none of its text,
+    reasoning or refusal: each was passed on as a part and is not kept, so
+    the turn's size does not grow with the stream's; ``text``, ``reasoning``
+    and ``refusal`` read ``""``, and :meth:`length` still counts them.
     """
 
     __slots__ = (
@@ -345,14 +351,15 @@ class Turn(_ByValue):
         reasoning_blocks: list[ReasoningBlock] | None = None,
         format: str | None = None,
         message_id: str | None = None,
+        lean: bool = False,
     ) -> None:
         self.id = id
         self.format = format
         self.message_id = message_id
         self.model = model
-        self._text: list[str] = [text] if text else []
-        self._reasoning: list[str] = [reasoning] if reasoning else []
-        self._refusal: list[str] = [refusal] if refusal else []
+        self._text: list[str] = Tally() if lean else [text] if text else []
+        self._reasoning: list[str] = Tally() if lean else [reasoning] if reasoning else []
+        self._refusal: list[str] = Tally() if lean else [refusal] if refusal else []
         self.tool_calls: list[ToolCall] = [] if tool_calls is None else tool_calls
         self.reasoning_blocks: list[ReasoningBlock] = (
             [] if reasoning_blocks is None else reasoning_blocks
@@ -380,6 +387,19 @@ class Turn(_ByValue):
     def refusal(self) -> str:
         """The refusal text so far."""
         return joined(self._refusal)
+
+    @property
+    def lean(self) -> bool:
+        """Whether the turn keeps no text, reasoning or refusal (see the class docstring)."""
+        return type(self._text) is Tally
+
+    def length(self, kind: Literal["text", "reasoning", "refusal"]) -> int:
+        """How many characters of its ``text``, ``reasoning`` or ``refusal`` the turn had,
+        kept or (a lean turn) not."""
+        pieces = self._text if kind == "text" else (
+            self._reasoning if kind == "reasoning" else self._refusal
+        )
+        return pieces.length if type(pieces) is Tally else len(joined(pieces))
 
     def _key(self) -> tuple[Any, ...]:
         return (

@@ -17,6 +17,7 @@ its hooks and never sees the queue.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import attrs
@@ -47,7 +48,8 @@ class Block:
     id: str = ""
     name: str = ""
     plain: bool = False
-    #: Deltas written to the wire, and deltas waiting for the block to reach the head.
+    #: Deltas written to the wire (less for a lean relay's text block: see
+    #: ``Emitter.make_lean``), and deltas waiting for the block to reach the head.
     sent: list[str] = attrs.Factory(list)
     pending: list[str] = attrs.Factory(list)
     opened: bool = False
@@ -94,9 +96,14 @@ class BlockWriter(Protocol):
 class Blocks:
     """The blocks of one choice, written to the wire one at a time."""
 
-    def __init__(self, writer: BlockWriter, choice: int) -> None:
+    def __init__(
+        self, writer: BlockWriter, choice: int, pieces: Callable[[], list[str]] = list
+    ) -> None:
         self._writer = writer
         self._choice = choice
+        #: What a text, reasoning or refusal block keeps its text in (a lean relay's
+        #: keep less: see ``Emitter.make_lean``).
+        self._pieces = pieces
         #: The head is open on the wire; the blocks behind it wait their turn.
         self.queue: deque[Block] = deque()
         self._tools: dict[int, Block] = {}
@@ -115,7 +122,7 @@ class Blocks:
         queue = self.queue
         block = queue[-1] if queue else None
         if block is None or block.kind != kind or block.ended:
-            block = Block(kind, self._choice)
+            block = Block(kind, self._choice, sent=self._pieces())
             if kind == "reasoning":
                 block.id, self._reasoning_id = self._reasoning_id, ""
             elif self._message_id:  # text or refusal: the first of the message item
@@ -172,7 +179,10 @@ class Blocks:
             if not keep:
                 self._reasoning_id = ""
                 return
-            block = Block("reasoning", self._choice, id=self._reasoning_id or reasoning.id or "")
+            block = Block(
+                "reasoning", self._choice, id=self._reasoning_id or reasoning.id or "",
+                sent=self._pieces(),
+            )
             self._reasoning_id = ""
             block.reasoning = reasoning
             block.ended = True

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Final, Protocol
 
 from sse_engine._encoder import encode_comment
 from sse_engine._outcome import Outcome, StreamError
+from sse_engine._tally import Compacted, Tally
 from sse_engine.parts import (
     Citation,
     Finish,
@@ -132,6 +133,12 @@ class Emitter:
     #: What a keepalive is on the target's wire: bytes its clients skip that still
     #: reset their read timeouts (a comment line, unless its clients fail on one).
     keepalive: ClassVar[bytes] = KEEPALIVE
+    #: Whether the target writes a block's whole text again when it ends (Responses:
+    #: the ``.done`` events and the final response): a lean relay still keeps it.
+    rewrites_text: ClassVar[bool] = False
+    #: What a text, reasoning or refusal block keeps the text it wrote in: a
+    #: list of the deltas, or (lean: see :meth:`make_lean`) less.
+    pieces: Callable[[], list[str]] = list
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         self._given_model = model
@@ -150,6 +157,18 @@ class Emitter:
         #: How many tool calls each choice relayed.
         self.tool_calls: dict[int, int] = {}
         self.source: Source = _NO_SOURCE
+
+    def make_lean(self) -> None:
+        """Keep no text of a text, reasoning or refusal block once written, unless the
+        target writes it again at the block's end (:attr:`rewrites_text`): then keep
+        it compactly, in few pieces.
+
+        What a lean relay does (``Relay(..., lean=True)``): the bytes are the
+        same; the blocks' :attr:`Block.sent` only counts what went by (a
+        ``Tally``), or holds it in runs of deltas joined (``Compacted``). A tool
+        call's input is kept until the call ends (its end brings it whole).
+        """
+        self.pieces = Compacted if self.rewrites_text else Tally
 
     # -- what a target provides --------------------------------------------------
 
@@ -243,7 +262,7 @@ class Emitter:
             if choice and not self.many_choices:
                 return None
             self._begin(out)
-            blocks = self.choices[choice] = Blocks(self, choice)
+            blocks = self.choices[choice] = Blocks(self, choice, self.pieces)
         return blocks
 
     def _text(

@@ -59,6 +59,16 @@ class Relay:
     cut connection, an error event, bytes that cannot be read) becomes the
     target's in-stream error, never a clean finish. A failure before the
     stream is also offered as the target's HTTP error (:meth:`error_response`).
+
+    ``lean=True``: the relay keeps only what the target must still write, so
+    the memory a stream holds does not grow with its length (a gateway's
+    mode). The bytes are the same as without it. The lane's snapshot, the
+    :attr:`turn` and the emitter's blocks keep no text, reasoning or refusal
+    (``turn.text`` reads ``""``; see ``Lane.make_lean``, ``PartStream(lean=)``);
+    what is kept: a tool call's input until the call ends, and, for a
+    Responses target, each output item's text, which its ``.done`` events and
+    the final response repeat. The verdict, error, warnings, usage, finish
+    reason, ids and tool calls are as without it. See ``docs/gateways.md``.
     """
 
     def __init__(
@@ -69,6 +79,7 @@ class Relay:
         model: str | None = None,
         id: str | None = None,
         created: int = 0,
+        lean: bool = False,
     ) -> None:
         target = FORMATS.get(to)
         if target is None:
@@ -78,9 +89,13 @@ class Relay:
             # Its comments were not kept: they could not be relayed where they came.
             raise UsageError("a lane must be given to a Relay before any feed()")
         self.to = to
+        #: Whether the relay keeps only what the target must still write (see the class).
+        self.lean = lean
         #: The source, read as parts (its ``turn`` is what the upstream sent so far).
-        self.stream = PartStream(lane)
+        self.stream = PartStream(lane, lean=lean)
         self._emitter = emitter(model=model, id=id, created=created)
+        if lean:
+            self._emitter.make_lean()
         self._skip: _Replayed | None = None
 
     # -- the cycle -------------------------------------------------------------------
@@ -252,10 +267,10 @@ class _Replayed:
         sent = self._sent
         for turn in turns:
             choice = turn.choice
-            lengths = {
-                ("text", choice, -1): len(turn.text),
-                ("reasoning", choice, -1): len(turn.reasoning),
-                ("refusal", choice, -1): len(turn.refusal),
+            lengths = {  # a lean turn keeps no text, but it knows how much there was
+                ("text", choice, -1): turn.length("text"),
+                ("reasoning", choice, -1): turn.length("reasoning"),
+                ("refusal", choice, -1): turn.length("refusal"),
             }
             for index, call in enumerate(turn.tool_calls):
                 lengths[("call", choice, index)] = len(call.arguments)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from sse_engine._outcome import Outcome
+from sse_engine._tally import Compacted
 from sse_engine.parts import Finish, ReasoningBlock
 from sse_engine.relay import NUMBER, TEXT, Block, Emitter, failure_of, fill, template
 from sse_engine.responses._frames import encode_responses_event
@@ -58,6 +59,7 @@ class ResponsesEmitter(Emitter):
 
     id_prefix = "resp_"
     request_id_header = "x-request-id"
+    rewrites_text = True  # the .done events and the final response repeat every text
     error_body = staticmethod(error_body)
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
@@ -141,6 +143,8 @@ class ResponsesEmitter(Emitter):
 
     def _summary_part(self, block: Block, out: list[bytes]) -> None:
         """Open summary part ``block.content_index`` of a reasoning item."""
+        if type(block.sent) is Compacted:  # a lean relay's: no run is joined across the mark
+            block.sent.settle()
         block.mark = len(block.sent)
         part = {"type": "summary_text", "text": ""}
         self._event("response.reasoning_summary_part.added", out, **self._where(block), part=part)

@@ -268,7 +268,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
             if kind.endswith("done"):
                 state._part(content_index, "output_text")._finish(part)
             elif content_index not in state.parts:  # else deltas came first: keep their text
-                state.parts[content_index] = ContentPart(part)
+                state.parts[content_index] = ContentPart(part, lean=state.lean)
         out.append(
             ResponseContentPartEvent(kind, seq, item_id, index, content_index, part, raw=payload)
         )
@@ -332,7 +332,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
             if kind.endswith("done"):
                 state._summary_part(summary_index)._finish(part)
             elif summary_index not in state.summary:
-                state.summary[summary_index] = ContentPart(part)
+                state.summary[summary_index] = ContentPart(part, lean=state.lean)
         out.append(
             ResponseSummaryPartEvent(
                 kind, seq, item_id, index, summary_index, part, status, raw=payload

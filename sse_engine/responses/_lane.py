@@ -66,6 +66,9 @@ class ResponsesLane(ItemAssembly):
 
     recognize = staticmethod(recognize)
 
+    def _make_lean(self) -> None:
+        self._snap.lean = True
+
     def _setup(self) -> None:
         self._snap = ResponseSnapshot(self._reports.note_loss)
         self._last_seq: int | None = None
@@ -119,7 +122,7 @@ class ResponsesLane(ItemAssembly):
         self._reopen()
         if not plan.full_replay:
             return []
-        self._snap = ResponseSnapshot(self._reports.note_loss)
+        self._snap = ResponseSnapshot(self._reports.note_loss, self.lean)
         self._last_seq = None
         self._open = None
         self._gap_loss = None
@@ -349,7 +352,7 @@ def _has_answer(snap: ResponseSnapshot) -> bool:
     """Whether the response holds text, a refusal or a tool call: more than reasoning."""
     for item in snap.items:
         kind = item.type
-        if kind == "message" and (item.text or item.refusal):
+        if kind == "message" and item.has_answer_text:
             return True
         if kind is not None and kind not in ("message", "reasoning"):
             return True

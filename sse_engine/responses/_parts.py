@@ -20,9 +20,11 @@ final text that contradicts them is kept out of the turn with a
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from sse_engine._tally import Tally
 from sse_engine.parts import BASE_HANDLERS, ToolCall, Translator
 from sse_engine.responses._events import (
     ResponseArgumentsDoneEvent,
@@ -60,6 +62,11 @@ def _str(value: Any) -> str:
     return value if type(value) is str else ""
 
 
+def _crc(text: str, start: int = 0) -> int:
+    """The CRC-32 of ``text``'s UTF-8 (a lone surrogate as Python writes it), from ``start``."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"), start)
+
+
 def _id(item: Mapping[str, Any]) -> str | None:
     ident = item.get("id")
     return ident if type(ident) is str and ident else None
@@ -80,6 +87,9 @@ class ResponsesParts(Translator):
         }
         self._calls: dict[int, tuple[ToolCall, int]] = {}
         self._streamed: dict[_Key, list[str]] = {}
+        #: Lean (``PartStream(lane, lean=True)``): the streamed text is counted, not
+        #: kept, and each part's CRC-32 of it is what a final text is compared with.
+        self._sums: dict[_Key, int] | None = {} if self.builder.lean else None
         self._ids: dict[str, int] = {}
         self._seen: set[int] = set()
         #: The message items whose opening was told (once each, added or only done).
@@ -217,11 +227,17 @@ class ResponsesParts(Translator):
         if not final:
             return  # a final object that leaves the text out says nothing about it
         pieces = self._streamed.get(key)
-        streamed = "".join(pieces) if pieces else ""
-        if final == streamed:
+        sums = self._sums
+        if sums is None:
+            streamed = "".join(pieces) if pieces else ""
+            length, agrees = len(streamed), final.startswith(streamed)
+        else:
+            length = pieces.length if type(pieces) is Tally else 0
+            agrees = _crc(final[:length]) == sums.get(key, 0)
+        if agrees and len(final) == length:
             return
-        if final.startswith(streamed):
-            self._emit(key, final[len(streamed) :], getattr(self.builder, PART_CHANNELS[kind]))
+        if agrees:
+            self._emit(key, final[length:], getattr(self.builder, PART_CHANNELS[kind]))
         else:
             self.builder.warn(
                 "text_replaced",
@@ -232,7 +248,13 @@ class ResponsesParts(Translator):
     def _emit(self, key: _Key, text: str, emit: Callable[[str, int, object], None]) -> None:
         """Stream ``text`` into the part at ``key`` (kept, to compare with its final text)."""
         pieces = self._streamed.get(key)
-        if pieces is None:
+        sums = self._sums
+        if sums is not None:
+            sums[key] = _crc(text, sums.get(key, 0))
+            if pieces is None:
+                pieces = self._streamed[key] = Tally()
+            pieces.append(text)
+        elif pieces is None:
             self._streamed[key] = [text]
         else:
             pieces.append(text)

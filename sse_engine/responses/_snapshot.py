@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sse_engine._json import plain_json
+from sse_engine._tally import Tally, said
 from sse_engine.responses._wire import CALL_ITEMS
 
 __all__ = ["ContentPart", "OutputItem", "ResponseSnapshot", "TextBuffer"]
@@ -26,8 +27,12 @@ class TextBuffer:
 
     __slots__ = ("_final", "_pieces")
 
-    def __init__(self, initial: Any = None) -> None:
-        self._pieces: list[str] = [initial] if type(initial) is str and initial else []
+    def __init__(self, initial: Any = None, lean: bool = False) -> None:
+        # Lean (see ``Lane.make_lean``): the deltas are counted, not kept.
+        pieces: list[str] = Tally() if lean else []
+        if type(initial) is str and initial:
+            pieces.append(initial)
+        self._pieces = pieces
         self._final: str | None = None
 
     def _append(self, delta: str) -> None:
@@ -47,6 +52,11 @@ class TextBuffer:
             pieces[:] = ["".join(pieces)]
         return pieces[0] if pieces else ""
 
+    @property
+    def has_text(self) -> bool:
+        """Whether the value is not empty (lean: whether any text came)."""
+        return bool(self._final) if self._final is not None else said(self._pieces)
+
 
 class ContentPart(TextBuffer):
     """One content part: a message's ``output_text`` or ``refusal``, a reasoning text or summary.
@@ -61,13 +71,13 @@ class ContentPart(TextBuffer):
 
     __slots__ = ("annotations", "done", "field", "part")
 
-    def __init__(self, part: dict[str, Any], *, done: bool = False) -> None:
-        self._load(part)
+    def __init__(self, part: dict[str, Any], *, done: bool = False, lean: bool = False) -> None:
+        self._load(part, lean)
         self.done = done
 
-    def _load(self, part: dict[str, Any]) -> None:
+    def _load(self, part: dict[str, Any], lean: bool = False) -> None:
         field = self.field = "refusal" if part.get("type") == "refusal" else "text"
-        TextBuffer.__init__(self, part.get(field))
+        TextBuffer.__init__(self, part.get(field), lean)
         self.part = part
         annotations = part.get("annotations")
         self.annotations: list[Any] | None = (
@@ -76,7 +86,7 @@ class ContentPart(TextBuffer):
 
     def _finish(self, part: dict[str, Any]) -> None:
         """``content_part.done``: the final part replaces the announced one and its text."""
-        self._load(part)
+        self._load(part, type(self._pieces) is Tally)
         text = part.get(self.field)
         if type(text) is str:
             self._set(text)
@@ -104,10 +114,14 @@ class ContentPart(TextBuffer):
         return part
 
 
-def _parts(value: Any, *, done: bool = False) -> dict[int, ContentPart]:
+def _parts(value: Any, *, done: bool = False, lean: bool = False) -> dict[int, ContentPart]:
     if type(value) is not list:
         return {}
-    return {i: ContentPart(part, done=done) for i, part in enumerate(value) if type(part) is dict}
+    return {
+        i: ContentPart(part, done=done, lean=lean)
+        for i, part in enumerate(value)
+        if type(part) is dict
+    }
 
 
 class OutputItem:
@@ -131,6 +145,7 @@ class OutputItem:
         "done",
         "implicit",
         "item",
+        "lean",
         "output_index",
         "parts",
         "progress",
@@ -138,17 +153,22 @@ class OutputItem:
         "summary",
     )
 
-    def __init__(self, output_index: int, item: dict[str, Any], *, implicit: bool = False) -> None:
+    def __init__(
+        self, output_index: int, item: dict[str, Any], *, implicit: bool = False,
+        lean: bool = False,
+    ) -> None:
         self.output_index = output_index
         self.implicit = implicit
+        #: Text and summary deltas are counted, not kept (see ``Lane.make_lean``).
+        self.lean = lean
         self.done = False
         self.progress: str | None = None
         self._seed(item)
 
     def _seed(self, item: dict[str, Any], *, done: bool = False) -> None:
         self.item = item
-        self.parts = _parts(item.get("content"), done=done)
-        self.summary = _parts(item.get("summary"), done=done)
+        self.parts = _parts(item.get("content"), done=done, lean=self.lean)
+        self.summary = _parts(item.get("summary"), done=done, lean=self.lean)
         kind = item.get("type")
         call = CALL_ITEMS.get(kind) if type(kind) is str else None
         field = None if call is None else call.field
@@ -183,13 +203,15 @@ class OutputItem:
         """The content part at ``index``, opened as ``kind`` if no event announced it."""
         part = self.parts.get(index)
         if part is None:
-            part = self.parts[index] = ContentPart(_empty_part(kind))
+            part = self.parts[index] = ContentPart(_empty_part(kind), lean=self.lean)
         return part
 
     def _summary_part(self, index: int) -> ContentPart:
         part = self.summary.get(index)
         if part is None:
-            part = self.summary[index] = ContentPart({"type": "summary_text", "text": ""})
+            part = self.summary[index] = ContentPart(
+                {"type": "summary_text", "text": ""}, lean=self.lean
+            )
         return part
 
     def _call(self, field: str) -> TextBuffer:
@@ -222,6 +244,14 @@ class OutputItem:
         """The ``output_text`` of a message (its parts joined), else ``""``."""
         return "".join(
             p.text for _, p in sorted(self.parts.items()) if p.part.get("type") == "output_text"
+        )
+
+    @property
+    def has_answer_text(self) -> bool:
+        """Whether a message has output text or a refusal (lean: whether any came)."""
+        return any(
+            p.has_text for p in self.parts.values()
+            if p.part.get("type") == "output_text" or p.field == "refusal"
         )
 
     @property
@@ -287,14 +317,18 @@ class ResponseSnapshot:
     ``response`` is the latest response object the server sent: lifecycle
     events (``created``, ``in_progress``, ``queued``) merge into it, and the
     terminal event's object replaces it (``terminal`` is then True). ``items``
-    are the output items in ``output_index`` order.
+    are the output items in ``output_index`` order. ``lean``: the items keep
+    no streamed text (see ``Lane.make_lean``).
     """
 
-    __slots__ = ("_by_id", "_by_index", "_on_loss", "items", "response", "terminal")
+    __slots__ = ("_by_id", "_by_index", "_on_loss", "items", "lean", "response", "terminal")
 
-    def __init__(self, on_loss: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, on_loss: Callable[[str], None] | None = None, lean: bool = False
+    ) -> None:
         #: Told what ``to_api()`` had to replace to stay plain JSON (the lane warns).
         self._on_loss = on_loss
+        self.lean = lean
         self.response: dict[str, Any] | None = None
         self.terminal = False
         self.items: list[OutputItem] = []
@@ -348,7 +382,7 @@ class ResponseSnapshot:
     def _add(
         self, output_index: int, item: dict[str, Any], *, implicit: bool = False
     ) -> OutputItem:
-        state = OutputItem(output_index, item, implicit=implicit)
+        state = OutputItem(output_index, item, implicit=implicit, lean=self.lean)
         old = self._by_index.get(output_index)
         if old is not None:
             self.items.remove(old)

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from jiter import from_json
-from relay.relay_oracles import chat_stream, message_stream, response_stream
+from relay_oracles import chat_stream, message_stream, response_stream
 from wire_turns import LANES, CallSpec, TurnSpec, render
 
 from sse_engine import MessagesLane, Outcome

@@ -14,7 +14,7 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from relay.relay_oracles import message_stream
+from relay_oracles import message_stream
 
 from sse_engine import MessagesLane, PartStream, Usage, encode_messages_event
 from sse_engine.messages._wire import usage_from_wire, usage_to_wire

@@ -1,0 +1,71 @@
+"""Tally: where a lean reader puts text it passes on and does not keep.
+
+Every room that accumulates streamed text (a lane's snapshot, a turn, a
+relay's block) keeps it as a list of pieces joined when read. In lean mode
+(``Relay(..., lean=True)``, ``PartStream(lane, lean=True)``, a lane's
+``make_lean()``) that list is a :class:`Tally`: the code that appends pieces
+and joins them is the same, and nothing grows with the stream.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Compacted", "Tally", "said"]
+
+
+class Tally(list[str]):
+    """Text passed on and not kept (a lean turn, a lean relay's block): its length only.
+
+    Always empty, so whatever joins it reads ``""``; ``append`` counts the
+    characters instead of keeping them (``length``).
+    """
+
+    __slots__ = ("length",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.length = 0
+
+    def append(self, text: str) -> None:
+        self.length += len(text)
+
+
+def said(pieces: list[str] | None) -> bool:
+    """Whether any text came into ``pieces`` (a list of pieces, or a :class:`Tally`)."""
+    if pieces is None:
+        return False
+    if type(pieces) is Tally:
+        return pieces.length > 0
+    return any(pieces)
+
+
+class Compacted(list[str]):
+    """Text kept as few pieces: every :data:`RUN` pieces appended are joined into one.
+
+    For text that must be kept whole (a lean relay's Responses target writes
+    each block's text again at its end) without a string object and a list
+    slot per delta: about the text's own size. The pieces before ``kept``
+    are never joined again, so an index taken as ``len(pieces)`` right after
+    :meth:`settle` still marks where the text after it starts.
+    """
+
+    __slots__ = ("kept",)
+
+    #: How many pieces are joined at a time (a delta is a few characters).
+    RUN = 64
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept = 0
+
+    def append(self, text: str) -> None:
+        super().append(text)
+        if len(self) - self.kept >= self.RUN:
+            kept = self.kept
+            self[kept:] = ["".join(self[kept:])]
+            self.kept = kept + 1
+
+    def settle(self) -> None:
+        """Join every piece into one, never to be joined again (before taking a mark)."""
+        if len(self) > 1:
+            self[:] = ["".join(self)]
+        self.kept = len(self)
