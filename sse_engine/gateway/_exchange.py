@@ -114,8 +114,14 @@ class Exchange:
             downstream = Streaming(request, headers)
         else:
             downstream = Collecting(self.client, headers)
+        # lean: the relay keeps only what the client's format must still write, so a
+        # stream's memory does not grow with its length (a slow client holds it longer).
         relay = Relay(
-            self.upstream.lane(), to=self.client.name, model=model, created=int(time.time())
+            self.upstream.lane(),
+            to=self.client.name,
+            model=model,
+            created=int(time.time()),
+            lean=True,
         )
         payload = json.dumps(rendered.body, ensure_ascii=False).encode()
         return await self._relay(payload, upstream_model, relay, downstream, record)
