@@ -45,6 +45,9 @@ class Endpoint:
     - ``stream_flag``: the body's boolean that asks for a stream (``stream``);
       None when the format's ``paths`` are stream paths and the body says
       nothing of it.
+    - ``stream_fields``: what a streamed request's body gets unless it says
+      otherwise, for the stream to carry all the final object would (Chat
+      Completions sends usage only when asked).
     """
 
     key_header: str
@@ -52,6 +55,7 @@ class Endpoint:
     fixed_headers: tuple[tuple[str, str], ...] = ()
     stream_query: str = ""
     stream_flag: str | None = "stream"
+    stream_fields: tuple[tuple[str, Any], ...] = ()
 
     def headers(self, key: str | None) -> dict[str, str]:
         """The headers of a request to the API: the fixed ones, and ``key`` (None: no key)."""
@@ -59,6 +63,11 @@ class Endpoint:
         if key is not None:
             headers[self.key_header] = self.key_prefix + key
         return headers
+
+    def streamed(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` with the :attr:`stream_fields` it does not set (a new dict when any)."""
+        missing = [(key, value) for key, value in self.stream_fields if key not in body]
+        return {**body, **dict(missing)} if missing else body
 
     def wants_stream(self, body: Mapping[str, Any]) -> bool:
         """Whether a request with ``body``, on one of the format's paths, asks for a stream."""

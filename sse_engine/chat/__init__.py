@@ -13,7 +13,6 @@ by index. See ``docs/chat.md`` for the events, outcome rules and warning codes.
 from __future__ import annotations
 
 from sse_engine._formats import WireFormat, register_format
-from sse_engine._openai import OPENAI_ENDPOINT
 from sse_engine._public import publish as _publish
 from sse_engine.chat._emit import ChatEmitter
 from sse_engine.chat._events import (
@@ -46,6 +45,7 @@ from sse_engine.chat._snapshot import (
 )
 from sse_engine.chat._wire import (
     COMPLETE_FINISH_REASONS,
+    ENDPOINT,
     INCOMPLETE_FINISH_REASONS,
     PATHS,
     recognize,
@@ -91,7 +91,7 @@ register_format(
         recognize_error=recognize_error,
         paths=PATHS,
         request=CODEC,
-        endpoint=OPENAI_ENDPOINT,
+        endpoint=ENDPOINT,
     )
 )
 

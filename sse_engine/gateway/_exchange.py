@@ -123,7 +123,9 @@ class Exchange:
             created=int(time.time()),
             lean=True,
         )
-        payload = json.dumps(rendered.body, ensure_ascii=False).encode()
+        upstream_endpoint: Any = self.upstream.endpoint
+        upstream_body = upstream_endpoint.streamed(rendered.body)
+        payload = json.dumps(upstream_body, ensure_ascii=False).encode()
         return await self._relay(payload, upstream_model, relay, downstream, record)
 
     def _bad_request(self, invalid: InvalidRequest, record: Record) -> web.Response:

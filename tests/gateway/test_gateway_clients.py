@@ -71,3 +71,15 @@ def test_the_upstream_gets_its_own_format_model_and_key(
         assert request.body["messages"][0]["role"] == "user"
     # The client's own key never goes upstream.
     assert "sk-client" not in json.dumps(request.headers)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_chat_upstream_is_asked_for_its_usage_chunk(
+    start_gateway: Callable[..., Gateway], upstream: Upstream, client: str
+) -> None:
+    # Without stream_options.include_usage a Chat stream carries no usage at all, and
+    # every client's final object has usage.
+    gateway = start_gateway("chat")
+    final = seen(client, ask(gateway.url, client, stream=True))
+    assert upstream.seen[-1].body["stream_options"] == {"include_usage": True}
+    assert final.usage is not None and final.usage[1] > 0
