@@ -12,6 +12,8 @@ to a lane of the client's format and answers with that lane's final object
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -67,9 +69,15 @@ class Downstream:
     async def keepalive(self, relay: Relay) -> None:
         """The upstream has been quiet for a keepalive interval."""
 
+    def keepalive_soon(self, relay: Relay) -> None:
+        """As :meth:`keepalive`, from a timer: written by a task of its own."""
+
     async def finish(self, relay: Relay, last: bytes) -> web.StreamResponse:
         """The upstream ended (``last``: what ``relay.close()`` returned): the answer."""
         raise NotImplementedError
+
+    def cancel(self) -> None:
+        """The request ends without :meth:`finish` (the client left): stop what runs."""
 
 
 class Streaming(Downstream):
@@ -81,6 +89,9 @@ class Streaming(Downstream):
         super().__init__(headers)
         self.request = request
         self.response = web.StreamResponse(status=200)
+        #: A keepalive being written by a timer's task: every other write waits for it,
+        #: so that bytes never interleave and the 200 is prepared once.
+        self._pending: asyncio.Task[None] | None = None
 
     @property
     def started(self) -> bool:
@@ -98,6 +109,11 @@ class Streaming(Downstream):
             raise ClientGone(self.response) from exc
 
     async def write(self, data: bytes) -> None:
+        if self._pending is not None:
+            await self._settle()
+        await self._write(data)
+
+    async def _write(self, data: bytes) -> None:
         if not self.response.prepared:
             await self._start()
         self.events += frames_in(data)
@@ -109,7 +125,30 @@ class Streaming(Downstream):
     async def keepalive(self, relay: Relay) -> None:
         await self.write(relay.keepalive())
 
+    def keepalive_soon(self, relay: Relay) -> None:
+        if self._pending is None or self._pending.done():
+            self._pending = asyncio.ensure_future(self._keepalive_task(relay))
+
+    async def _keepalive_task(self, relay: Relay) -> None:
+        # A client gone: the request's own task finds out at its next write, or is cancelled.
+        with contextlib.suppress(ClientGone):
+            await self._write(relay.keepalive())
+
+    async def _settle(self) -> None:
+        """Wait for the timer's keepalive to be written (or cancel it: the request ends)."""
+        pending = self._pending
+        self._pending = None
+        if pending is not None:
+            await pending
+
+    def cancel(self) -> None:
+        """The request ends without a finish: no keepalive may outlive it."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+
     async def finish(self, relay: Relay, last: bytes) -> web.StreamResponse:
+        await self._settle()
         failure = relay.error_response()
         if failure is not None and not self.response.prepared:
             return error_answer(failure, self.headers)

@@ -41,6 +41,7 @@ from sse_engine.gateway._downstream import (
     Streaming,
     error_answer,
 )
+from sse_engine.gateway._quiet import QuietTimer
 from sse_engine.gateway._record import Record
 from sse_engine.relay import Relay
 
@@ -170,6 +171,7 @@ class Exchange:
                 upstream.release()
             else:
                 upstream.close()  # the client left: the upstream's connection goes at once
+                downstream.cancel()
         answer = await downstream.finish(relay, relay.close())
         record.events = downstream.events
         record.outcome = "" if relay.outcome is None else relay.outcome.value
@@ -202,20 +204,23 @@ class Exchange:
     ) -> None:
         """Upstream reads through the relay to the client until the upstream's body ends
         (or breaks off: ``relay.close()`` then ends the client's stream with its error)."""
-        content = upstream.content
-        quiet = self.config.keepalive if downstream.streaming else None
-        feed, write = relay.feed, downstream.write
-        while True:
-            try:
-                async with asyncio.timeout(quiet):
-                    chunk = await content.readany()
-            except TimeoutError:
-                await downstream.keepalive(relay)
-                continue
-            except (aiohttp.ClientError, OSError):
-                return  # cut: the relay's close() tells the client
-            if not chunk:
-                return
-            out = feed(chunk)
-            if out:
-                await write(out)
+        read, feed, write = upstream.content.readany, relay.feed, downstream.write
+        timer = None
+        if downstream.streaming:
+            timer = QuietTimer(self.config.keepalive, lambda: downstream.keepalive_soon(relay))
+        try:
+            while True:
+                try:
+                    chunk = await read()
+                except (aiohttp.ClientError, OSError):
+                    return  # cut: the relay's close() tells the client
+                if not chunk:
+                    return
+                if timer is not None:
+                    timer.touch()
+                out = feed(chunk)
+                if out:
+                    await write(out)
+        finally:
+            if timer is not None:
+                timer.cancel()
