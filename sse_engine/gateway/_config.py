@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, final
+from typing import final
 from urllib.parse import quote, urlsplit
 
 import attrs
 
-from sse_engine._formats import FORMATS, WireFormat
+from sse_engine._formats import FORMATS, Endpoint, WireFormat
 
-__all__ = ["GatewayConfig", "parse_listen", "parse_models", "served_formats"]
+__all__ = ["GatewayConfig", "endpoint_of", "parse_listen", "parse_models", "served_formats"]
 
 
 def served_formats() -> list[WireFormat]:
@@ -30,6 +30,13 @@ def served_formats() -> list[WireFormat]:
         for row in FORMATS.values()
         if row.paths and row.request is not None and row.endpoint is not None
     ]
+
+
+def endpoint_of(row: WireFormat) -> Endpoint:
+    """The row's endpoint (every served format has one: see :func:`served_formats`)."""
+    if row.endpoint is None:
+        raise ValueError(f"the {row.name} format says nothing of how its API is called")
+    return row.endpoint
 
 
 def _check_format(name: str) -> None:
@@ -106,7 +113,7 @@ class GatewayConfig:
 
     def upstream_url(self, model: str | None) -> str:
         """Where a streamed request for ``model`` goes: the base URL and the format's path."""
-        endpoint: Any = self.upstream_row.endpoint
+        endpoint = endpoint_of(self.upstream_row)
         path = self.upstream_row.paths[0]
         if "{model}" in path:
             path = path.replace("{model}", quote(model or "", safe=""))
@@ -118,7 +125,7 @@ class GatewayConfig:
 
     def upstream_headers(self) -> dict[str, str]:
         """The headers of every upstream request: JSON in, an event stream wanted, the key."""
-        endpoint: Any = self.upstream_row.endpoint
+        endpoint = endpoint_of(self.upstream_row)
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
         headers.update(endpoint.headers(self.upstream_key))
         return headers

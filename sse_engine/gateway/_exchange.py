@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
+from collections.abc import Callable
 
 import aiohttp
 from aiohttp import web
@@ -33,7 +33,7 @@ from aiohttp import web
 from sse_engine._formats import WireFormat
 from sse_engine._outcome import StreamError
 from sse_engine.conversation import Conversation, InvalidRequest
-from sse_engine.gateway._config import GatewayConfig
+from sse_engine.gateway._config import GatewayConfig, endpoint_of
 from sse_engine.gateway._downstream import (
     ClientGone,
     Collecting,
@@ -64,11 +64,13 @@ class Exchange:
         self,
         config: GatewayConfig,
         client: WireFormat,
-        session: Any,
+        session: Callable[[], aiohttp.ClientSession],
     ) -> None:
         self.config = config
         self.client = client
         self.upstream = config.upstream_row
+        self._client_endpoint = endpoint_of(client)
+        self._upstream_endpoint = endpoint_of(self.upstream)
         self._session = session
         self._upstream_headers = config.upstream_headers()
         #: The upstream API's request id header, and the client API's.
@@ -104,14 +106,13 @@ class Exchange:
         model = request.match_info.get("model")
         if model is None and isinstance(body.get("model"), str):
             model = body["model"]
-        endpoint: Any = self.client.endpoint
         upstream_model = self.config.upstream_model(model)
         rendered = conversation.to_body(self.upstream.name, model=upstream_model, stream=True)
         headers: dict[str, str] = {}
         if rendered.dropped:
             headers[DROPPED_HEADER] = ", ".join(rendered.dropped)
         downstream: Downstream
-        if endpoint.wants_stream(body):
+        if self._client_endpoint.wants_stream(body):
             downstream = Streaming(request, headers)
         else:
             downstream = Collecting(self.client, headers)
@@ -124,8 +125,7 @@ class Exchange:
             created=int(time.time()),
             lean=True,
         )
-        upstream_endpoint: Any = self.upstream.endpoint
-        upstream_body = upstream_endpoint.streamed(rendered.body)
+        upstream_body = self._upstream_endpoint.streamed(rendered.body)
         payload = json.dumps(upstream_body, ensure_ascii=False).encode()
         return await self._relay(payload, upstream_model, relay, downstream, record)
 
@@ -182,7 +182,7 @@ class Exchange:
     ) -> aiohttp.ClientResponse:
         """The upstream's response (headers read), with keepalives to a streaming client
         while it takes longer than a keepalive interval to answer."""
-        session: aiohttp.ClientSession = self._session()
+        session = self._session()
         sent = asyncio.ensure_future(
             session.post(url, data=payload, headers=self._upstream_headers)
         )
