@@ -24,6 +24,8 @@ __all__ = ["make_app", "make_runner", "serve"]
 
 #: The largest request body accepted (images travel inline in requests).
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
+#: Connections waiting to be accepted (aiohttp's default is 128).
+BACKLOG = 4096
 
 _SESSION = web.AppKey("sse_engine_gateway_session", aiohttp.ClientSession)
 
@@ -71,7 +73,8 @@ async def serve(config: GatewayConfig, ready: Callable[[str], None] | None = Non
     runner = make_runner(config)
     await runner.setup()
     try:
-        site = web.TCPSite(runner, config.host, config.port)
+        # A deep accept queue: a burst of clients connecting at once is queued, not refused.
+        site = web.TCPSite(runner, config.host, config.port, backlog=BACKLOG)
         await site.start()
         host, port = runner.addresses[0][:2]
         url = f"http://{host}:{port}" if ":" not in host else f"http://[{host}]:{port}"
