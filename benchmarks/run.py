@@ -44,6 +44,7 @@ MODULES: list[str] = [
     "benchmarks.bench_gemini",
     "benchmarks.bench_parts",
     "benchmarks.bench_relay",
+    "benchmarks.bench_conversation",
     "benchmarks.bench_memory",
     "benchmarks.bench_partial_json",
 ]

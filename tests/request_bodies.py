@@ -159,6 +159,10 @@ def _pair_ids(value: Any, draw: Any) -> None:
 @st.composite
 def conversation_bodies(draw: Any, format: str) -> dict[str, Any]:
     """A body of ``format`` whose messages are tool loops: calls, results, reasoning, images."""
+    if format == "gemini":
+        from gemini_bodies import gemini_bodies
+
+        return draw(gemini_bodies())  # type: ignore[no-any-return]
     body = draw(bodies(format))
     items = draw(st.lists(_items(format), max_size=8))
     body["input" if format == "responses" else "messages"] = items

@@ -30,7 +30,7 @@ import pydantic
 import typing_extensions
 from pydantic import ConfigDict, TypeAdapter
 
-__all__ = ["ORACLES", "sdk_type", "strict_type", "validate"]
+__all__ = ["ORACLES", "REQUEST_FORMATS", "sdk_type", "strict_type", "validate"]
 
 _SEQUENCES = {
     collections.abc.Iterable,
@@ -157,6 +157,54 @@ def _adapter(format: str) -> TypeAdapter[Any]:
 ORACLES = ("chat", "responses", "messages")
 
 
+#: Every format with a request codec: the SDK oracles and Gemini's.
+REQUEST_FORMATS = (*ORACLES, "gemini")
+
+
 def validate(format: str, body: Any) -> None:
-    """Raise ``pydantic.ValidationError`` unless ``body`` is a valid streaming request."""
+    """Raise ``pydantic.ValidationError`` (a ``ValueError``; Gemini: a ``ValueError`` for an
+    unknown enum value) unless ``body`` is a valid streaming request."""
+    if format == "gemini":
+        _validate_gemini(body)
+        return
     _adapter(format).validate_python(body)
+
+
+# -- Gemini: the google-genai SDK's pydantic types ----------------------------------------------
+#
+# google-genai describes a request with pydantic models (camelCase aliases of snake_case
+# fields, unknown keys forbidden) but has no model of the REST body itself: its
+# GenerateContentConfig merges the body's fields. So the body is a model made here of the
+# SDK's own types for each field, validated from JSON (bytes as base64, enums by value) in
+# strict mode: no coercion ("1" is not an int), no unknown keys at any depth.
+
+
+@functools.cache
+def _gemini_request() -> type[pydantic.BaseModel]:
+    from google.genai import types as g
+
+    return pydantic.create_model(  # type: ignore[call-overload,no-any-return]
+        "GenerateContentRequest",
+        __config__=ConfigDict(extra="forbid", strict=True),
+        contents=(list[g.Content], ...),
+        systemInstruction=(g.Content | None, None),
+        tools=(list[g.Tool] | None, None),
+        toolConfig=(g.ToolConfig | None, None),
+        generationConfig=(g.GenerationConfig | None, None),
+        safetySettings=(list[g.SafetySetting] | None, None),
+        cachedContent=(str | None, None),
+    )
+
+
+def _validate_gemini(body: Any) -> None:
+    import json
+    import warnings
+
+    # The SDK's enums take an unknown value with a warning (new values keep working):
+    # for a body we write, an unknown value is a mistake.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        try:
+            _gemini_request().model_validate_json(json.dumps(body), strict=True)
+        except UserWarning as warning:
+            raise ValueError(str(warning)) from None

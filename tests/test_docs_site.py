@@ -40,7 +40,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_site_builds_strictly(site: Path) -> None:
     for page in ("index", "parser", "chat", "responses", "messages", "gemini", "transports", "cli",
-                 "encoding", "from-sdks", "api", "benchmarks", "parser_peers"):
+                 "encoding", "from-sdks", "api", "benchmarks", "parser_peers", "conversation"):
         path = site / "index.html" if page == "index" else site / page / "index.html"
         assert path.is_file(), page
     # The runnable scripts are not pages.

@@ -34,6 +34,7 @@ from sse_engine.gemini._events import (
 from sse_engine.gemini._frames import encode_gemini_event
 from sse_engine.gemini._lane import GeminiLane
 from sse_engine.gemini._parts import GeminiParts
+from sse_engine.gemini._request import CODEC
 from sse_engine.gemini._snapshot import CandidateSnapshot, GeminiSnapshot
 from sse_engine.gemini._wire import (
     BLOCK_REASONS,
@@ -81,6 +82,7 @@ register_format(
         recognize=recognize,
         recognize_error=recognize_error,
         paths=PATHS,
+        request=CODEC,
         endpoint=ENDPOINT,
     )
 )

@@ -84,7 +84,18 @@ def _piece(where: str, role: str, piece: Any) -> Iterator[tuple[str, Any]]:
         if isinstance(piece.content, str):
             yield f"{where}.content", ("result text", piece.call_id, piece.content)
         else:
-            yield from _pieces(f"{where}.content", f"result {piece.call_id}", piece.content)
+            # Text given as pieces says what the same text given whole says (Gemini's
+            # response has no list of them): one fact, the texts in order.
+            texts = [p for p in piece.content if isinstance(p, Text)]
+            if texts:
+                yield f"{where}.content", ("result text", piece.call_id,
+                                           "\n".join(p.text for p in texts))
+            for j, inner in enumerate(piece.content):
+                if isinstance(inner, Text):
+                    yield from _extras(f"{where}.content[{j}]", ("result", piece.call_id),
+                                       inner.extra)
+                else:
+                    yield from _piece(f"{where}.content[{j}]", f"result {piece.call_id}", inner)
         if piece.is_error:
             yield f"{where}.is_error", ("error", piece.call_id)
         yield from _extras(where, fact, piece.extra)

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from request_bodies import conversation_bodies, json_values
-from sdk_oracle import ORACLES, validate
+from sdk_oracle import REQUEST_FORMATS, validate
 
 from sse_engine import Conversation, InvalidRequest, SSEEngineError, ToolCall
 
@@ -84,12 +84,12 @@ def _read_or_refuse(format: str, body: Any) -> Conversation | None:
         assert _leads_into(body, error.path), (error.path, str(error))
         assert error.error_body(format)  # the 400 body in the format's envelope
         return None
-    for target in ORACLES:
+    for target in REQUEST_FORMATS:
         conversation.to_body(target, model="m")  # writing never raises
     return conversation
 
 
-@pytest.mark.parametrize("format", ORACLES)
+@pytest.mark.parametrize("format", REQUEST_FORMATS)
 @FUZZ
 @given(data=st.data())
 def test_a_broken_body_is_read_or_refused_with_invalid_request_only(
@@ -98,7 +98,7 @@ def test_a_broken_body_is_read_or_refused_with_invalid_request_only(
     _read_or_refuse(format, data.draw(broken_bodies(format)))
 
 
-@pytest.mark.parametrize("format", ORACLES)
+@pytest.mark.parametrize("format", REQUEST_FORMATS)
 @FUZZ
 @given(value=json_values)
 def test_any_json_value_is_read_or_refused_with_invalid_request_only(
@@ -113,7 +113,8 @@ def test_any_json_value_is_read_or_refused_with_invalid_request_only(
         ("chat", {"model": "m", "messages": [{"role": "user", "content": "a"}] * 3
                   + [{"role": "user", "content": [{"text": "x"}]}]},
          "messages[3].content[0].type"),
-        ("chat", {"model": "m", "messages": [{"role": "robot", "content": "a"}]}, "messages[0].role"),
+        ("chat", {"model": "m", "messages": [{"role": "robot", "content": "a"}]},
+         "messages[0].role"),
         ("chat", {"model": "m"}, "messages"),
         ("chat", {"model": "m", "messages": {}}, "messages"),
         ("responses", {"input": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
@@ -125,6 +126,13 @@ def test_any_json_value_is_read_or_refused_with_invalid_request_only(
          "messages[0].content[0].tool_use_id"),
         ("messages", {"model": "m", "max_tokens": 5, "messages": [], "system": [{"type": "image"}]},
          "system[0].type"),
+        ("gemini", {"contents": [{"role": "user", "parts": [{"text": "a"}]}] * 3
+                    + [{"role": "user", "parts": [{"functionCall": {"args": {}}}]}]},
+         "contents[3].parts[0].functionCall.name"),
+        ("gemini", {"contents": [{"role": "robot", "parts": []}]}, "contents[0].role"),
+        ("gemini", {"contents": [], "systemInstruction": {"parts": [{"inlineData": {}}]}},
+         "systemInstruction.parts[0]"),
+        ("gemini", {}, "contents"),
     ],
 )
 def test_invalid_request_names_the_path(format: str, body: Any, path: str) -> None:
@@ -146,6 +154,9 @@ def test_the_error_body_is_each_apis_own_400() -> None:
         "error": {"type": "invalid_request_error",
                   "message": "messages[3].content[0].type: missing"},
     }
+    assert error.error_body("gemini") == {"error": {
+        "code": 400, "message": "messages[3].content[0].type: missing",
+        "status": "INVALID_ARGUMENT"}}
     assert error.error.status == 400 and not error.error.retryable
 
 
@@ -202,5 +213,6 @@ def test_deep_kept_fields_go_back_as_they_came() -> None:
             "tools": [{"type": "function", "function": {"name": "f", "parameters": deep}}]}
     conversation = Conversation.from_body("chat", body)
     written = conversation.to_body("chat", model="m").body
-    assert written["metadata_extra"] is deep and written["tools"][0]["function"]["parameters"] is deep
+    assert written["metadata_extra"] is deep
+    assert written["tools"][0]["function"]["parameters"] is deep
     assert json.dumps(["ok"])  # nothing above needed recursion of its own

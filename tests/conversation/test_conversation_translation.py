@@ -17,12 +17,17 @@ from facts import unaccounted
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from request_bodies import conversation_bodies
-from sdk_oracle import ORACLES, validate
+from sdk_oracle import REQUEST_FORMATS, validate
 
 from sse_engine import Conversation
 
-PAIRS = [(source, target) for source in ORACLES for target in ORACLES if source != target]
-ACROSS = settings(max_examples=int(os.environ.get("CONVERSATION_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PAIRS = [(source, target) for source in REQUEST_FORMATS for target in REQUEST_FORMATS
+         if source != target]
+ACROSS = settings(
+    max_examples=int(os.environ.get("CONVERSATION_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 @pytest.mark.parametrize(("source", "target"), PAIRS)
