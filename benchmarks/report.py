@@ -40,7 +40,8 @@ BENCHMARKS_MD = REPO_ROOT / "docs" / "benchmarks.md"
 #: Where each section goes in ``docs/benchmarks.md``, top to bottom.
 SECTION_ORDER = (
     "intro", "parser", "parser_baseline", "peer_correctness", "chat", "responses", "messages",
-    "gemini", "parts", "relay", "conversation", "partial_json", "memory",
+    "gemini", "parts", "relay", "relay_memory", "conversation", "partial_json", "memory",
+    "gateway",
 )
 
 _DEFAULT_HEADER = "# Benchmarks\n"

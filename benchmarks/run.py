@@ -45,8 +45,10 @@ MODULES: list[str] = [
     "benchmarks.bench_parts",
     "benchmarks.bench_relay",
     "benchmarks.bench_conversation",
+    "benchmarks.bench_relay_memory",
     "benchmarks.bench_memory",
     "benchmarks.bench_partial_json",
+    "benchmarks.bench_gateway",  # last: the soak alone takes about 40 minutes
 ]
 
 
@@ -98,6 +100,15 @@ What is measured:
   40-character fragments, `value` read after each, against the SDKs' way
   (jiter re-parsing the whole buffer per fragment); the targets are linear
   growth and at least 20\u00d7 the re-parse at 1 MB.
+- **Gateway soak**: the HTTP stack for the gateway, chosen by a loopback
+  soak (a fake Messages upstream, then on each stack a pass-through proxy
+  and a relay serving it as Chat Completions, each in its own process, for
+  100 and 1,000 concurrent streams): gateway CPU per 1,000 events, memory
+  per stream, added latency, errors and lost text. The targets: at most
+  64 KB per stream at N = 1,000, relay CPU per event at most 1.5\u00d7 the
+  proxy's, nothing lost. It takes about 40 minutes of the full run
+  (`python -m benchmarks.bench_gateway` runs it alone; install `.[soak]`
+  for every stack).
 
 Where and when:
 
@@ -109,7 +120,7 @@ Where and when:
 Reproduce, from the repository root:
 
 ```
-python -m pip install -e '.[bench]' && python -m benchmarks.run
+python -m pip install -e '.[bench,soak]' && python -m benchmarks.run
 ```
 
 `--quick` is a smoke run that writes nothing; `--only NAME` runs the modules

@@ -60,14 +60,12 @@ _NEW, _STREAM, _ERROR_BODY, _CLOSED, _FAILED = "new", "stream", "error_body", "c
 
 
 class Lane(Generic[E]):
-    """Shared base of the three lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane.
+    """Shared base of the lanes; see ChatCompletionsLane, ResponsesLane, MessagesLane, GeminiLane.
 
-    ``E`` is the lane's event union: ``feed()`` and ``close()`` return
-    ``list[E]`` (``Lane[Any]`` is any lane). ``json_loads`` decodes each
-    event's data (inject ``orjson.loads`` for speed); ``strict`` turns
-    tolerated anomalies into :class:`ProtocolError`;
-    ``max_event_size`` is passed to the :class:`SSEParser` and also bounds a
-    pre-stream error body.
+    ``E`` is the lane's event union: ``feed()`` and ``close()`` return ``list[E]`` (``Lane[Any]``
+    is any lane). ``json_loads`` decodes each event's data (inject ``orjson.loads`` for speed);
+    ``strict`` turns tolerated anomalies into :class:`ProtocolError`; ``max_event_size`` is
+    passed to the :class:`SSEParser` and also bounds a pre-stream error body.
     """
 
     #: The event that ends this lane's stream normally, for messages.
@@ -81,8 +79,6 @@ class Lane(Generic[E]):
     # an idle lane stays small (a gateway holds thousands).
     _headers: Mapping[str, str] = HeaderMap()  # its own HeaderMap once start() gave headers
     _comments = False  # feed_with_comments() was called: the parser keeps comments
-    #: Whether the snapshot keeps no streamed text (see :meth:`make_lean`).
-    lean = False
 
     def __init__(
         self,
@@ -150,8 +146,7 @@ class Lane(Generic[E]):
 
     def add_warning(self, code: str, message: str) -> None:
         """Record a warning found by a layer that reads this lane (the parts'
-        ``tool_input_invalid``), located like the lane's own: in ``warnings``, never an
-        error, even when strict."""
+        ``tool_input_invalid``), located like the lane's own: in ``warnings``, never an error."""
         self._reports.warn(code, message)
 
     @property
@@ -180,26 +175,10 @@ class Lane(Generic[E]):
         raise UsageError(f"a {self.api_name} stream cannot be resumed")
 
     def make_lean(self) -> None:
-        """Keep no streamed text in the snapshot, for a reader that passes each delta on.
-
-        For a relay (``Relay(lane, to=..., lean=True)`` and
-        ``PartStream(lane, lean=True)`` call it): the text, reasoning and
-        refusal deltas still come out as events, but the snapshot does not
-        add them up, so what the lane holds does not grow with the stream.
-        ``snapshot.lean`` says so; its texts read ``""`` where only deltas
-        brought them (a final object's text is kept as it came). Tool input
-        is still assembled (a call's end gives it whole). The events, the
-        verdict, the error and the warnings are the same as without it.
-        Call it before the first :meth:`feed`.
-        """
+        """Keep no streamed text in the snapshot (``snapshot.lean``; see docs/gateways.md)."""
         if self.bytes_fed:
             raise UsageError("make_lean() must be called before any feed()")
-        self.lean = True
-        self._make_lean()
-
-    def _make_lean(self) -> None:
-        """Tell the snapshot (and whatever else adds up text) to keep none."""
-        raise UsageError(f"a {type(self).__name__} has no lean mode")
+        self.snapshot.lean = True
 
     @property
     def retry(self) -> int | None:

@@ -9,6 +9,8 @@ and joins them is the same, and nothing grows with the stream.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["Compacted", "Tally", "said"]
 
 
@@ -57,9 +59,9 @@ class Compacted(list[str]):
         super().__init__()
         self.kept = 0
 
-    def append(self, text: str) -> None:
-        super().append(text)
-        if len(self) - self.kept >= self.RUN:
+    def append(self, text: str, _append: Any = list.append) -> None:
+        _append(self, text)
+        if len(self) - self.kept >= 64:  # RUN, read without an attribute lookup per delta
             kept = self.kept
             self[kept:] = ["".join(self[kept:])]
             self.kept = kept + 1

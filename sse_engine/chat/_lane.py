@@ -105,9 +105,6 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         self._calls = ChatCalls(self._reports, self.json_loads)
         self._choice_index_warned = False
 
-    def _make_lean(self) -> None:
-        self._snapshot.lean = True
-
     @property
     def snapshot(self) -> ChatCompletionSnapshot:
         """The completion assembled so far; ``snapshot.to_api()`` is the ``chat.completion``."""
@@ -222,7 +219,7 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         choices = self._snapshot.choices
         state = choices.get(index)
         if state is None:
-            state = choices[index] = ChatChoiceSnapshot(index, self.lean)
+            state = choices[index] = ChatChoiceSnapshot(index, self._snapshot.lean)
         delta = choice.get("delta")
         if delta:
             if type(delta) is dict:

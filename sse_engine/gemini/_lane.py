@@ -75,9 +75,6 @@ class GeminiLane(Lane[GeminiEvent]):
     def _setup(self) -> None:
         self._snap = GeminiSnapshot(self._reports.note_loss)
 
-    def _make_lean(self) -> None:
-        self._snap.lean = True
-
     @property
     def snapshot(self) -> GeminiSnapshot:
         """The response assembled so far; ``snapshot.to_api()`` is the merged response."""
@@ -178,7 +175,7 @@ class GeminiLane(Lane[GeminiEvent]):
         candidates = self._snap.candidates
         state = candidates.get(index)
         if state is None:
-            state = candidates[index] = CandidateSnapshot(index, self.lean)
+            state = candidates[index] = CandidateSnapshot(index, self._snap.lean)
         content = candidate.get("content")
         if content is not None:
             if type(content) is dict:

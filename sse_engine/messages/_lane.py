@@ -63,9 +63,6 @@ class MessagesLane(Lane[MessagesEvent]):
     recognize = staticmethod(recognize)
     recognize_error = staticmethod(recognize_error)
 
-    def _make_lean(self) -> None:
-        self._snap.lean = True
-
     def _setup(self) -> None:
         self._snap = MessageSnapshot(self.json_loads, self._reports.note_loss)
         self._blocks = BlockAssembly(self._snap, self._reports, self.json_loads)

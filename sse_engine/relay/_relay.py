@@ -65,9 +65,9 @@ class Relay:
     mode). The bytes are the same as without it. The lane's snapshot, the
     :attr:`turn` and the emitter's blocks keep no text, reasoning or refusal
     (``turn.text`` reads ``""``; see ``Lane.make_lean``, ``PartStream(lean=)``);
-    what is kept: a tool call's input until the call ends, and, for a
-    Responses target, each output item's text, which its ``.done`` events and
-    the final response repeat. The verdict, error, warnings, usage, finish
+    what is kept: the tool calls (``turn.tool_calls``, with their input, as
+    without it), and, for a Responses target, each output item's text, which
+    its ``.done`` events and the final response repeat. The verdict, error, warnings, usage, finish
     reason, ids and tool calls are as without it. See ``docs/gateways.md``.
     """
 

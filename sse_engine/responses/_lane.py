@@ -66,9 +66,6 @@ class ResponsesLane(ItemAssembly):
 
     recognize = staticmethod(recognize)
 
-    def _make_lean(self) -> None:
-        self._snap.lean = True
-
     def _setup(self) -> None:
         self._snap = ResponseSnapshot(self._reports.note_loss)
         self._last_seq: int | None = None
@@ -122,7 +119,7 @@ class ResponsesLane(ItemAssembly):
         self._reopen()
         if not plan.full_replay:
             return []
-        self._snap = ResponseSnapshot(self._reports.note_loss, self.lean)
+        self._snap = ResponseSnapshot(self._reports.note_loss, self._snap.lean)
         self._last_seq = None
         self._open = None
         self._gap_loss = None
