@@ -1,5 +1,6 @@
-"""A client that left while the gateway writes to it: every write ends in ClientGone, which
-the exchange logs as ``client_closed`` (never a traceback), whichever write met it."""
+"""A client that left while the gateway writes to it: a write ends in ClientGone, which the
+exchange logs as ``client_closed`` (never a traceback); a client that left after the last
+byte (the openai client hangs up on [DONE], before the chunked body's end) got the stream."""
 
 from __future__ import annotations
 
@@ -31,18 +32,26 @@ class LeftResponse:
             raise ClientConnectionResetError("Cannot write to closing transport")
 
 
-@pytest.mark.parametrize("fails", ["write", "write_eof"])
-def test_a_write_to_a_client_that_left_is_client_gone(fails: str) -> None:
+def finish_on(response: Any) -> Any:
     request: Any = None  # only a response is written to here
     downstream = Streaming(request, {})
-    response: Any = LeftResponse(fails)
     downstream.response = response
     relay = Relay(MessagesLane(), to="chat")
 
-    async def run() -> None:
+    async def run() -> Any:
         await downstream.write(b"data: {}\n\n")
-        await downstream.finish(relay, b"data: [DONE]\n\n")
+        return await downstream.finish(relay, b"data: [DONE]\n\n")
 
+    return asyncio.run(run())
+
+
+def test_a_write_to_a_client_that_left_is_client_gone() -> None:
+    response = LeftResponse("write")
     with pytest.raises(ClientGone) as gone:
-        asyncio.run(run())
+        finish_on(response)
     assert gone.value.response is response
+
+
+def test_a_client_that_left_after_the_last_byte_got_the_stream() -> None:
+    response = LeftResponse("write_eof")
+    assert finish_on(response) is response

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import httpx
 import pytest
 from clients import ask, capture_turn, seen
 from conftest import Gateway
 from google import genai
+from google.genai import errors as genai_errors
 from google.genai import types as genai_types
-from upstream import Upstream
+from upstream import Script, Upstream
 
 from sse_engine import FORMATS
 
@@ -44,3 +46,28 @@ def test_a_gemini_upstream_serves_the_openai_client(
     assert request.format == "gemini"
     assert request.path.endswith(":streamGenerateContent")
     assert {k.lower(): v for k, v in request.headers.items()}["x-goog-api-key"] == "sk-upstream"
+
+
+def test_a_bad_gemini_body_is_a_400_in_googles_envelope(
+    start_gateway: Callable[..., Gateway], upstream: Upstream
+) -> None:
+    gateway = start_gateway("messages")
+    path = "/v1beta/models/gw:streamGenerateContent?alt=sse"
+    response = httpx.post(gateway.url + path, json={"contents": [{"parts": 3}]})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["status"] == "INVALID_ARGUMENT"
+    assert "contents[0].parts" in error["message"]
+    assert not upstream.seen
+
+
+def test_a_gemini_client_gets_the_upstreams_rate_limit(
+    start_gateway: Callable[..., Gateway], upstream: Upstream
+) -> None:
+    gateway = start_gateway("messages")
+    upstream.default = Script(status=429, retry_after="3")
+    options = genai_types.HttpOptions(base_url=gateway.url, timeout=10_000)
+    client = genai.Client(api_key="client-key", http_options=options)
+    with pytest.raises(genai_errors.ClientError) as raised:
+        list(client.models.generate_content_stream(model="gw", contents="Weather?"))
+    assert raised.value.code == 429

@@ -144,7 +144,7 @@ class Upstream:
         fmt = next(
             row.name
             for row in FORMATS.values()
-            if any(request.match_info.route.resource.canonical == _route(p) for p in row.paths)
+            if request.match_info.route.resource.canonical in row.paths
         )
         body = await request.json()
         seen = Seen(fmt, request.path, dict(request.headers), body)
