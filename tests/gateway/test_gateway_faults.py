@@ -122,7 +122,7 @@ def test_a_client_that_hangs_up_closes_its_upstream_at_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     gateway = start_gateway("messages")
-    upstream.default = Script(pace=0.2)  # about 10 s for the whole capture
+    upstream.default = Script(pace=0.05)  # more than a second for the whole capture
     caplog.set_level(logging.INFO)
     with httpx.stream("POST", gateway.url + PATHS[client], json=raw_body(client)) as response:
         next(response.iter_raw())
@@ -156,15 +156,15 @@ def test_a_client_that_hangs_up_during_a_silence_closes_its_upstream_at_once(
 def test_a_silent_upstream_gets_keepalives_to_the_client(
     start_gateway: Callable[..., Gateway], upstream: Upstream, client: str
 ) -> None:
-    gateway = start_gateway("messages", keepalive=0.1)
-    upstream.default = Script(silent=0.45)
+    gateway = start_gateway("messages", keepalive=0.05)
+    upstream.default = Script(silent=0.25)
     with httpx.stream("POST", gateway.url + PATHS[client], json=raw_body(client)) as response:
         data = response.read()
     assert response.status_code == 200
     assert data.startswith(b": keepalive\n: keepalive\n")
     assert b": keepalive\n\n" not in data  # a lone comment line: harmless after an id: line
     # The SDK skips them and gets the whole turn.
-    upstream.default = Script(silent=0.25)
+    upstream.default = Script(silent=0.12)
     final = ask(gateway.url, client, stream=True)
     assert final is not None
 
@@ -172,14 +172,14 @@ def test_a_silent_upstream_gets_keepalives_to_the_client(
 def test_an_upstream_slow_to_answer_gets_the_200_early_with_keepalives(
     start_gateway: Callable[..., Gateway], upstream: Upstream
 ) -> None:
-    gateway = start_gateway("messages", keepalive=0.1)
-    upstream.default = Script(hold=0.35)
+    gateway = start_gateway("messages", keepalive=0.05)
+    upstream.default = Script(hold=0.2)
     with httpx.stream("POST", gateway.url + PATHS["chat"], json=raw_body("chat")) as response:
         data = response.read()
     assert data.startswith(b": keepalive\n")
     assert b"data: [DONE]" in data
     # A slow rejection arrives inside the stream: the 200 has gone out.
-    upstream.default = Script(hold=0.25, status=429)
+    upstream.default = Script(hold=0.15, status=429)
     with pytest.raises(openai.APIError):
         ask(gateway.url, "chat", stream=True)
 
@@ -280,10 +280,10 @@ def test_no_traceback_when_the_openai_client_leaves_right_after_done(
     # write_eof() then meets a closing transport, which must not be logged as a failure.
     gateway = start_gateway("messages")
     caplog.set_level(logging.DEBUG)
-    for _ in range(10):
+    for _ in range(5):
         ask(gateway.url, "chat", stream=True)
     time.sleep(0.05)
     assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
     lines = [r.getMessage() for r in caplog.records if r.name == "sse_engine.gateway"]
-    assert len(lines) == 10
+    assert len(lines) == 5
     assert all("outcome=completed" in s or "outcome=client_closed" in s for s in lines)
