@@ -136,13 +136,16 @@ def test_a_client_that_hangs_up_closes_its_upstream_at_once(
     assert not any(r.exc_info for r in caplog.records)
 
 
+@pytest.mark.parametrize(
+    "script", [Script(silent=4.0), Script(hold=4.0)], ids=["after-headers", "before-headers"]
+)
 def test_a_client_that_hangs_up_during_a_silence_closes_its_upstream_at_once(
-    start_gateway: Callable[..., Gateway], upstream: Upstream
+    start_gateway: Callable[..., Gateway], upstream: Upstream, script: Script
 ) -> None:
     # Nothing to write to the client for 15 s (the keepalive interval): only the
     # hang-up itself can tell the gateway, which must not wait for its next write.
     gateway = start_gateway("messages")
-    upstream.default = Script(silent=4.0)
+    upstream.default = script
     timeout = httpx.Timeout(10.0, read=0.3)
     with pytest.raises(httpx.ReadTimeout):
         httpx.post(gateway.url + PATHS["chat"], json=raw_body("chat"), timeout=timeout)

@@ -151,7 +151,11 @@ class Upstream:
         self.seen.append(seen)
         script = self.queue.pop(0) if self.queue else self.default
         if script.hold:
-            await asyncio.sleep(script.hold)
+            try:
+                await asyncio.sleep(script.hold)
+            except asyncio.CancelledError:
+                seen.closed_at = time.monotonic()
+                raise
         headers = {"x-request-id": REQUEST_ID, "request-id": REQUEST_ID}
         if script.status is not None:
             if script.retry_after is not None:
