@@ -144,7 +144,7 @@ SCRIPTS: dict[str, str] = {
             if isinstance(done, TextBlockDelta):  # E: unreachable
                 print(done)  # E: unreachable
         for chunk in GeminiLane().feed(b""):
-            if isinstance(chunk, TextDelta):  # E: unreachable
+            if isinstance(chunk, TextBlockDelta):  # E: unreachable
                 print(chunk)  # E: unreachable
     """,
     # The Messages lane's text event (TextBlockDelta) is not a part.
