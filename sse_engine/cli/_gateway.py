@@ -79,8 +79,8 @@ def command(args: argparse.Namespace) -> int:
     """Run the gateway until SIGTERM; the exit status."""
     if importlib.util.find_spec("aiohttp") is None:
         sys.stderr.write(
-            "sse-engine gateway: aiohttp is not installed; the gateway needs the extra: "
-            "pip install 'sse_engine[gateway]'\n"
+            "sse-engine gateway: aiohttp is not installed; the gateway needs the [gateway] "
+            "extra: python -m pip install -e '/path/to/sse_engine[gateway]'\n"
         )
         return EXIT_UNAVAILABLE
     from sse_engine.gateway import GatewayConfig, parse_listen, parse_models, serve

@@ -25,7 +25,7 @@ def test_without_aiohttp_the_command_names_the_extra(
     monkeypatch.setitem(sys.modules, "aiohttp", None)
     status = main(["gateway", "--upstream", "http://x", "--upstream-format", "chat"])
     assert status == 69
-    assert "pip install 'sse_engine[gateway]'" in capsys.readouterr().err
+    assert "pip install -e '/path/to/sse_engine[gateway]'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
