@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import time
 from collections.abc import Callable
 
@@ -17,7 +18,7 @@ from conftest import Gateway
 from upstream import REQUEST_ID, Script, Upstream
 
 from sse_engine import FORMATS
-from sse_engine.gateway import DROPPED_HEADER
+from sse_engine.gateway import DROPPED_HEADER, GatewayConfig
 
 PATHS = {name: FORMATS[name].paths[0] for name in CLIENTS}
 BODY = {"model": "gw", "messages": PROMPT, "input": PROMPT, "max_tokens": 64, "stream": True}
@@ -290,3 +291,25 @@ def test_no_traceback_when_the_openai_client_leaves_right_after_done(
     lines = [r.getMessage() for r in caplog.records if r.name == "sse_engine.gateway"]
     assert len(lines) == 5
     assert all("outcome=completed" in s or "outcome=client_closed" in s for s in lines)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_an_upstream_that_cannot_be_reached_is_a_502_in_the_clients_envelope(
+    client: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A port nothing listens on (bound, then closed: the connection is refused).
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = GatewayConfig(upstream=f"http://127.0.0.1:{port}", upstream_format="messages", port=0)
+    gateway = Gateway(config).start()
+    caplog.set_level(logging.INFO, logger="sse_engine.gateway")
+    try:
+        response = httpx.post(gateway.url + PATHS[client], json=raw_body(client))
+    finally:
+        gateway.stop()
+    assert response.status_code == 502
+    body = response.json()
+    message = body["error"]["message"]
+    assert "could not be reached" in message
+    assert any("outcome=upstream_unreachable" in r.getMessage() for r in caplog.records)
