@@ -56,10 +56,17 @@ FULL_ROUNDS = {100: 2, 1000: 1}
 QUICK = (
     Load(clients=20, deltas=60, gap=(0.01, 0.03), ramp=0.5, hangup_every=10, hangup_at=30),
 )
-#: The stack docs/gateways.md recommends (and the suite's small soak runs on).
-RECOMMENDED = "h11-uvloop"
+#: The stack the soak picked (docs/benchmarks.md), the gateway command's; the suite's small soak
+#: runs on it.
+RECOMMENDED = "aiohttp"
 MEMORY_TARGET = 64 * 1024  # bytes per concurrent stream at N = 1,000
 CPU_TARGET = 1.5  # relay CPU per event over the pass-through's, same stack
+#: Relays this close in CPU per event (within the cheapest's times this) are a tie: the
+#: same run repeated moves about as much on a shared machine.
+CPU_TIE = 1.10
+#: A tie goes to the stack that costs least to own: one library that serves and fetches,
+#: then an ASGI server with an HTTP client, then connection code of the gateway's own.
+OWNING_ORDER = ("aiohttp", "uvicorn-httpx2", "uvicorn-fast", "uvicorn", "h11-uvloop", "h11")
 #: What choosing a stack means beyond its figures.
 COSTS = {
     "aiohttp": "one dependency (aiohttp, with its C extensions) for server and client; "
@@ -128,12 +135,20 @@ def recommend(by: dict[Key, list[Result]], stacks: list[str], clients: int) -> s
     (:data:`MEMORY_TARGET` per stream at ``clients``; all clean ones if none
     does), the one whose relay costs the least CPU per event (the median of all
     its relay runs): with the lean relay, memory is a bound every stack can meet,
-    and CPU per event is what decides how many streams a core carries."""
+    and CPU per event is what decides how many streams a core carries. Relays
+    within :data:`CPU_TIE` of the cheapest are a tie, which goes to the stack
+    that costs least to own (:data:`OWNING_ORDER`)."""
     fit = [s for s in stacks if clean(by, s) and _runs(by, s, "relay")]
     if not fit:
         return None
     small = [s for s in fit if _relay_memory(by, s, clients) <= MEMORY_TARGET] or fit
-    return min(small, key=lambda s: _cpu(_runs(by, s, "relay")))
+    cpu = {s: _cpu(_runs(by, s, "relay")) for s in small}
+    tied = [s for s in small if cpu[s] <= CPU_TIE * min(cpu.values())]
+    return min(tied, key=lambda s: (_owning(s), cpu[s]))
+
+
+def _owning(stack: str) -> int:
+    return OWNING_ORDER.index(stack) if stack in OWNING_ORDER else len(OWNING_ORDER)
 
 
 def _spread(by: dict[Key, list[Result]]) -> float:
@@ -171,6 +186,7 @@ def _row(key: Key, runs: list[Result], direct: list[Result], proxy: list[Result]
         str(sum(t.bad_text for t in tally)),
         close,
         str(sum(r.tracebacks for r in runs)) if gateway else "-",
+        " / ".join(f"{r.load1:.1f}" for r in runs),
     ]
 
 
@@ -178,7 +194,8 @@ _HEADER = ["Stack", "Kind", "CPU ms / 1,000 events", "relay ÷ proxy", "gateway 
            "events / read",
            "KB / stream", "latency p50 / p99 ms", "added p50 ms", "streams ok",
            "hung up (on purpose)", "errors",
-           "lost / altered", "hang-up → upstream closed, max ms", "tracebacks"]
+           "lost / altered", "hang-up → upstream closed, max ms", "tracebacks",
+           "load average (1 min) at the start, each round"]
 
 
 def _rate(load: Load) -> float:
@@ -265,7 +282,7 @@ def section(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, .
                 if runs:
                     rows.append(_row((stack, kind, n), runs, direct,
                                      proxy if kind == "relay" else None))
-        lines += [report.markdown_table(_HEADER, rows, "llrrrrrrrrrrrrr"), ""]
+        lines += [report.markdown_table(_HEADER, rows, "llrrrrrrrrrrrrrr"), ""]
         cpu = [r.tally.cpu / max(1, r.events) * 1e6 for rs in by.values() for r in rs
                if r.load.clients == n]
         up = [r.upstream_cpu / max(1, r.events) * 1e6 for rs in by.values() for r in rs
@@ -377,10 +394,15 @@ def _verdict(lines: list[str], by: dict[Key, list[Result]], stacks: list[str],
         " lost text, no traceback and every hung-up upstream closed"
         + (f" (not: {', '.join(unfit)})" if unfit else "")
         + f", those whose relay holds at most 64 KB per stream at N = {n_max:,}; of those,"
-        " the one whose relay costs the least CPU per event (the median of all its runs"
-        + (f"; the same run repeated moved by up to {_spread(by):.0%} here"
+        " the one whose relay costs the least CPU per event (the median of all its runs),"
+        f" stacks within {CPU_TIE:g}{TIMES} of it being a tie"
+        + (f" (the same run repeated moved by up to {_spread(by):.0%} here)"
            if _spread(by) else "")
-        + "). Relay CPU per event, over the cheapest clean stack's: "
+        + ", which goes to the stack that costs least to own: "
+        + ", then ".join(OWNING_ORDER)
+        + " (one library that serves and fetches; an ASGI server and an HTTP client;"
+        " HTTP connection code of the gateway's own). Relay CPU per event, over the"
+        " cheapest clean stack's: "
         + ", ".join(f"{s} {relay_cpu[s] / cheapest:.2f}{TIMES}"
                     for s in sorted(relay_cpu, key=relay_cpu.__getitem__))
         + f"; relay KB per stream at N = {n_max:,}: "

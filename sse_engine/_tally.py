@@ -9,9 +9,10 @@ and joins them is the same, and nothing grows with the stream.
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
-__all__ = ["Compacted", "Tally", "said"]
+__all__ = ["CheckedTally", "Compacted", "Tally", "said", "text_crc"]
 
 
 class Tally(list[str]):
@@ -29,6 +30,26 @@ class Tally(list[str]):
 
     def append(self, text: str) -> None:
         self.length += len(text)
+
+
+def text_crc(text: str, start: int = 0) -> int:
+    """The CRC-32 of ``text``'s UTF-8 (a lone surrogate as Python writes it), from ``start``."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"), start)
+
+
+class CheckedTally(Tally):
+    """A :class:`Tally` that also keeps the CRC-32 of the text (``crc``): enough to tell,
+    without the text, whether a final text a server sends again repeats it."""
+
+    __slots__ = ("crc",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.crc = 0
+
+    def append(self, text: str) -> None:
+        self.length += len(text)
+        self.crc = text_crc(text, self.crc)
 
 
 def said(pieces: list[str] | None) -> bool:

@@ -264,6 +264,10 @@ _PINNED: dict[str, frozenset[str]] = {
 #: integrator folds into it). One name means one thing (issue 19's naming pass).
 _REMOVED: dict[str, str] = {
     "sse_engine.encode_chat_done": "encode_chat_event(StreamEnd(Outcome.COMPLETED))",
+    "sse_engine.responses.TextBuffer": (
+        "the snapshot's strings: ContentPart.text and .streamed, OutputItem.arguments, "
+        ".commands and .shell_output"
+    ),
     "sse_engine.messages.TextDelta": "sse_engine.messages.TextBlockDelta (the lane event; "
     "sse_engine.TextDelta is the part)",
     "sse_engine.messages.MessageEvent": "sse_engine.messages.MessagesEvent",

@@ -97,6 +97,10 @@ class Config:
 _reads = 0
 
 
+#: ``SOAK_RELAY_LEAN=0`` in the environment: the default relay instead, for an A/B of the two.
+_LEAN = os.environ.get("SOAK_RELAY_LEAN", "1") != "0"
+
+
 def _tell_reads() -> None:
     print(f"READS {_reads}", file=sys.stderr, flush=True)
 
@@ -112,7 +116,7 @@ class Pump:
         self.relay = None
         if kind == "relay":
             # lean: the memory a stream holds does not grow with its text (docs/gateways.md)
-            self.relay = Relay(MessagesLane(), to="chat", created=int(time.time()), lean=True)
+            self.relay = Relay(MessagesLane(), to="chat", created=int(time.time()), lean=_LEAN)
             self.feed: Callable[[bytes], bytes] = self._relayed
         else:
             self.feed = self._passed

@@ -137,7 +137,8 @@ def _resume(
     cut = body.index(b"\n\n", len(body) * 3 // 5) - 10
     lane: Lane[Any] = wire.lane()
     stream = PartStream(lane)  # the turn, read through the cut and the resume
-    run_parts(stream, body[:cut])
+    # Not closed: a stream is resumed instead (its one Finish comes at its end).
+    run_parts(stream, body[:cut], close=False)
     line = LineIndex(body).line_of(cut)
     plan = lane.resume_plan()
     if plan is None:
@@ -145,8 +146,8 @@ def _resume(
         return False
     out.write(_row(
         style, "cut",
-        f"at byte {cut} of {len(body)} (line {line}): "
-        f"{style(str(lane.outcome.value).upper() if lane.outcome else '?', 'bold', 'red')}, "
+        f"at byte {cut} of {len(body)} (line {line}): the connection dropped "
+        f"({style('TRUNCATED', 'bold', 'red')} if closed), "
         f"last sequence_number {plan.starting_after}",
     ))
     out.write(_row(style, "plan", f"{plan.method} {plan.url(DEMO_BASE_URL)}"))

@@ -18,6 +18,9 @@ A function call comes whole: ``ToolCallStart``, one ``ToolCallDelta`` with
 its arguments as JSON text, ``ToolCallEnd`` with the arguments object. Its id
 is the call's own ``id``, or, since the Gemini API rarely sends one, a stable
 id made from the response id and the call's place (``call_<responseId>_<n>``).
+The sources a candidate cites (``groundingMetadata.groundingChunks``,
+``citationMetadata.citationSources``) are ``Citation`` parts, each source
+once per candidate however many chunks repeat it.
 A prompt the API refused (``promptFeedback.blockReason``, no candidate)
 finishes as ``content_filter`` with the block reason as ``raw_reason``.
 """
@@ -31,6 +34,7 @@ from typing import Any
 from sse_engine._lane import StreamEnd
 from sse_engine._tally import Tally
 from sse_engine.gemini._events import (
+    CandidateField,
     CandidateFinish,
     FunctionCallPart,
     GeminiChunk,
@@ -41,10 +45,12 @@ from sse_engine.gemini._events import (
 )
 from sse_engine.gemini._lane import GeminiLane
 from sse_engine.gemini._wire import (
+    CITATION_FIELDS,
     FINISH_REASONS,
     SIGNATURE_KEY,
     THOUGHT_KEY,
     call_id,
+    citations_in,
     usage_from_wire,
 )
 from sse_engine.parts import BASE_HANDLERS, Translator
@@ -75,6 +81,8 @@ class GeminiParts(Translator):
         self._response_id: str | None = None
         # Each candidate's open block of reasoning.
         self._thinking: dict[int, _Thinking] = {}
+        # The sources cited so far, by candidate and source (a chunk may repeat them).
+        self._cited: set[tuple[int, str]] = set()
 
     def raw_reasons(self) -> Mapping[int, str | None]:
         snap = self.lane.snapshot
@@ -146,6 +154,16 @@ class GeminiParts(Translator):
         if event.candidate in self._thinking:
             self._end_thinking(event.candidate)
 
+    def _field(self, event: CandidateField) -> None:
+        if event.key not in CITATION_FIELDS:
+            return
+        candidate = event.candidate
+        for kind, url, title, raw in citations_in(event.key, event.value):
+            key = (candidate, json.dumps(raw, sort_keys=True, ensure_ascii=False))
+            if key not in self._cited:
+                self._cited.add(key)
+                self.builder.citation(kind, raw, url=url, title=title, choice=candidate)
+
     def _usage(self, event: UsageMetadata) -> None:
         self.builder.usage(usage_from_wire(event.usage))
 
@@ -158,6 +176,7 @@ GeminiParts.HANDLERS = {
     FunctionCallPart: GeminiParts._call,
     OtherPart: GeminiParts._other,
     CandidateFinish: GeminiParts._other,
+    CandidateField: GeminiParts._field,
     UsageMetadata: GeminiParts._usage,
     StreamEnd: GeminiParts.on_end,
 }

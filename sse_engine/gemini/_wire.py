@@ -22,6 +22,7 @@ from sse_engine.parts import FinishReason, Usage, count_tokens
 __all__ = [
     "BLOCK_REASONS",
     "CALL_KEY",
+    "CITATION_FIELDS",
     "COMPLETED_FINISH_REASONS",
     "ENDPOINT",
     "FAILED_FINISH_REASONS",
@@ -35,6 +36,7 @@ __all__ = [
     "THOUGHT_KEY",
     "WIRE_REASONS",
     "call_id",
+    "citations_in",
     "error_body",
     "recognize",
     "recognize_error",
@@ -345,3 +347,43 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
     if thoughts is not None:
         out["thoughtsTokenCount"] = thoughts
     return out
+
+
+#: The candidate fields that cite sources: search grounding and recitation sources.
+CITATION_FIELDS: Final = frozenset({"groundingMetadata", "citationMetadata"})
+
+
+def citations_in(key: str, value: Any) -> list[tuple[str, str | None, str | None, Any]]:
+    """The sources a candidate field cites: ``(type, url, title, raw)`` each.
+
+    ``groundingMetadata.groundingChunks``: each chunk is one source, its type
+    the chunk's kind (``web``, ``retrievedContext``, ``maps``, ``image``) and
+    its ``uri`` and ``title`` that kind's; ``citationMetadata.citationSources``
+    (``citations`` on Vertex): each a ``citationSource`` with its ``uri``.
+    """
+    if type(value) is not dict:
+        return []
+    found: list[tuple[str, str | None, str | None, Any]] = []
+    if key == "groundingMetadata":
+        chunks = value.get("groundingChunks")
+        for chunk in chunks if type(chunks) is list else ():
+            if type(chunk) is not dict:
+                continue
+            for kind, source in chunk.items():
+                if type(source) is dict:
+                    found.append((kind, _text_of(source, "uri"), _text_of(source, "title"), chunk))
+                    break
+    elif key == "citationMetadata":
+        sources = value.get("citationSources", value.get("citations"))
+        for source in sources if type(sources) is list else ():
+            if type(source) is dict:
+                found.append(
+                    ("citationSource", _text_of(source, "uri"), _text_of(source, "title"), source)
+                )
+    return found
+
+
+def _text_of(source: dict[str, Any], key: str) -> str | None:
+    value = source.get(key)
+    return value if type(value) is str else None
+

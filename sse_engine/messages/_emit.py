@@ -9,7 +9,10 @@ another source's thinking keeps the empty signature the block opens with, and
 a source's reasoning without text is not written), a redacted thinking block
 as it came, a refusal's explanation a ``text`` block (Messages has no
 refusal field: its stop reason says it), a tool call a ``tool_use`` block
-whose input streams as ``input_json_delta`` fragments. The end is
+whose input streams as ``input_json_delta`` fragments. A Messages source's
+citations of the request's documents and search results are written as
+``citations_delta`` on their text block; a web search's are not (the server
+tool blocks they point at are not relayed), nor any other provider's. The end is
 ``message_delta`` (stop reason, cumulative usage) and ``message_stop``; a
 failed or truncated source ends with ``event: error``, which every Anthropic
 client raises.
@@ -34,11 +37,12 @@ from sse_engine.messages._frames import encode_messages_event
 from sse_engine.messages._tool_input import ToolInput
 from sse_engine.messages._wire import (
     CONTEXT_WINDOW_EXCEEDED,
+    RELAYED_CITATIONS,
     WIRE_REASONS,
     error_body,
     usage_to_wire,
 )
-from sse_engine.parts import Finish, ReasoningBlock
+from sse_engine.parts import Citation, Finish, ReasoningBlock
 from sse_engine.relay import TEXT, Block, Emitter, failure_of, fill, template
 
 __all__ = ["MessagesEmitter"]
@@ -154,6 +158,15 @@ class MessagesEmitter(Emitter):
         if rest:
             out.append(fill(block.template, rest))
         return True
+
+    def cites(self, citation: Citation) -> bool:
+        # An Anthropic citation of the request's documents or search results, as the
+        # source sent it (only a Messages source has these kinds).
+        return citation.type in RELAYED_CITATIONS and type(citation.raw) is dict
+
+    def block_cite(self, block: Block, citation: Citation, out: list[bytes]) -> None:
+        delta = {"type": "citations_delta", "citation": citation.raw}
+        self._event({"type": "content_block_delta", "index": block.index, "delta": delta}, out)
 
     def keeps(self, reasoning: ReasoningBlock) -> bool:
         return reasoning.signature is not None or reasoning.redacted is not None

@@ -4,7 +4,10 @@ Thinking blocks are reasoning; each is a block of reasoning (``ReasoningStart``
 ... ``ReasoningEnd``) whose end carries its signature, and a redacted thinking
 block is one without text whose end carries its ``data``. ``tool_use``,
 ``server_tool_use`` and ``mcp_tool_use`` blocks are tool calls, the last two
-run by the server. The lane parses a tool block's input
+run by the server; a server tool's result block (``web_search_tool_result``
+and the other ``*_tool_result`` blocks) is the ``ServerToolResult`` of the
+call it answers. A text block's citations (those it starts with, then each
+``citations_delta``) are ``Citation`` parts. The lane parses a tool block's input
 when the block stops (and warns ``tool_input_invalid`` itself), so its
 ``ToolUseStop`` gives the final input. Usage is reported at ``message_start``
 and again, merged, at each ``message_delta``; an input count of 0 at the start
@@ -21,6 +24,7 @@ from typing import Any
 from sse_engine.messages._events import (
     BlockStart,
     BlockStop,
+    CitationDelta,
     InputJsonDelta,
     MessageDelta,
     MessageStart,
@@ -34,6 +38,8 @@ from sse_engine.messages._wire import (
     SERVER_TOOL_BLOCKS,
     STOP_REASONS,
     TOOL_BLOCK_TYPES,
+    citation_fields,
+    server_result_of,
     usage_from_wire,
 )
 from sse_engine.parts import BASE_HANDLERS, ToolCall, Translator
@@ -51,6 +57,8 @@ class MessagesParts(Translator):
         self._calls: dict[int, tuple[ToolCall, int]] = {}
         # The indexes of the blocks of reasoning still open.
         self._open_reasoning: set[int] = set()
+        # The server's calls by id: the result block that answers one names it.
+        self._server_calls: dict[str, tuple[ToolCall, int]] = {}
 
     def raw_reasons(self) -> Mapping[int, str | None]:
         reason = self.lane.snapshot.stop_reason
@@ -78,13 +86,22 @@ class MessagesParts(Translator):
 
     def _open(self, index: int, kind: str, block: Mapping[str, Any]) -> None:
         if kind in TOOL_BLOCK_TYPES:
-            self._calls[index] = self.builder.call_start(
+            started = self._calls[index] = self.builder.call_start(
                 _str(block.get("id")), _str(block.get("name")), kind,
                 server=kind in SERVER_TOOL_BLOCKS,
             )
+            if started[0].server:
+                self._server_calls[started[0].id] = started
         elif kind == "text":
             if text := _str(block.get("text")):
                 self.builder.text(text)
+            citations = block.get("citations")
+            for citation in citations if type(citations) is list else ():
+                self._cite(citation)
+        elif (answered := server_result_of(kind, block)) is not None:
+            found = self._server_calls.get(answered)
+            if found is not None:
+                self.builder.server_result(found[0], found[1], block)
         elif kind in REASONING_BLOCKS:
             self._open_reasoning.add(index)
             self.builder.reasoning_start()
@@ -109,6 +126,15 @@ class MessagesParts(Translator):
 
     def _text(self, event: TextBlockDelta) -> None:
         self.builder.text(event.text)
+
+    def _citation(self, event: CitationDelta) -> None:
+        self._cite(event.citation)
+
+    def _cite(self, citation: Any) -> None:
+        """One citation object of a text block (a ``citations_delta``'s or one it started with)."""
+        if type(citation) is dict and type(kind := citation.get("type")) is str:
+            url, title, cited_text = citation_fields(citation)
+            self.builder.citation(kind, citation, url=url, title=title, cited_text=cited_text)
 
     def _thinking(self, event: ThinkingDelta) -> None:
         self.builder.reasoning(event.thinking, piece=event.index)
@@ -147,6 +173,7 @@ MessagesParts.HANDLERS = {
     BlockStart: MessagesParts._block_start,
     BlockStop: MessagesParts._block_stop,
     TextBlockDelta: MessagesParts._text,
+    CitationDelta: MessagesParts._citation,
     ThinkingDelta: MessagesParts._thinking,
     InputJsonDelta: MessagesParts._input,
     ToolUseStop: MessagesParts._tool_stop,

@@ -23,13 +23,16 @@ __all__ = [
     "INCOMPLETE_STOP_REASONS",
     "PATHS",
     "REASONING_BLOCKS",
+    "RELAYED_CITATIONS",
     "SERVER_TOOL_BLOCKS",
     "STOP_REASONS",
     "TOOL_BLOCK_TYPES",
     "WIRE_REASONS",
+    "citation_fields",
     "error_body",
     "recognize",
     "recognize_error",
+    "server_result_of",
     "usage_from_wire",
     "usage_to_wire",
 ]
@@ -89,6 +92,46 @@ TOOL_BLOCK_TYPES: Final = frozenset({"tool_use", "server_tool_use", "mcp_tool_us
 SERVER_TOOL_BLOCKS: Final = frozenset({"server_tool_use", "mcp_tool_use"})
 #: The blocks of reasoning.
 REASONING_BLOCKS: Final = frozenset({"thinking", "redacted_thinking"})
+
+
+#: The citations a relay to Messages writes: those pointing at what the client's request
+#: holds (its documents, its search results). A ``web_search_result_location`` points at
+#: a server search whose blocks are not relayed (the upstream ran it), so it is not.
+RELAYED_CITATIONS: Final = frozenset(
+    {"char_location", "page_location", "content_block_location", "search_result_location"}
+)
+
+
+def server_result_of(kind: str, block: Any) -> str | None:
+    """The id of the server call a block answers, if it is a server tool's result.
+
+    ``web_search_tool_result``, ``web_fetch_tool_result``,
+    ``code_execution_tool_result``, ``mcp_tool_result``, ... (every result
+    block the server writes is ``<tool>_tool_result`` with the ``tool_use_id``
+    of its ``server_tool_use`` or ``mcp_tool_use`` block); None otherwise.
+    """
+    if not kind.endswith("_tool_result"):
+        return None
+    ident = block.get("tool_use_id")
+    return ident if type(ident) is str else None
+
+
+def citation_fields(citation: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """A citation object's ``url``, title and quoted text, each None where its kind has none.
+
+    ``web_search_result_location`` has a ``url`` and ``title``; the document
+    locations (``char_location``, ``page_location``,
+    ``content_block_location``) a ``document_title``; ``search_result_location``
+    a ``title``; each the ``cited_text``.
+    """
+    url, title, cited = citation.get("url"), citation.get("title"), citation.get("cited_text")
+    if title is None:
+        title = citation.get("document_title")
+    return (
+        url if type(url) is str else None,
+        title if type(title) is str else None,
+        cited if type(cited) is str else None,
+    )
 
 
 def recognize(event: str, payload: Any) -> str | None:

@@ -4,7 +4,8 @@ The per-lane translators (``_from_chat.py``, ``_from_responses.py``,
 ``_from_messages.py``) say *what* happened by calling a :class:`PartBuilder`
 method (``text``, ``call_start``, ``finish``, ...); the builder makes the part
 and applies it to the :class:`Turn`, so a turn is always exactly the sum of
-the parts that were returned, whichever lane they came from. The rules that
+the parts that were returned, whichever lane they came from (but for a final
+text that contradicts the deltas shown: ``replace_text``). The rules that
 hold for every lane live here too: the blocks of reasoning and the blank line
 between reasoning pieces, the final parse of a tool call's input, and the
 finish reason of a stream that failed or was cut.
@@ -191,6 +192,20 @@ class PartBuilder:
         if text:
             self.out.append(make_refusal(text, choice))
             self.turn(choice)._refusal.append(text)
+
+    def replace_text(self, kind: str, text: str, choice: int = 0) -> None:
+        """The turn's ``text`` or ``refusal`` (``kind``) is now ``text``: no part says so.
+
+        For a final text the provider sent that contradicts the deltas already
+        shown (the parts stay what was shown): the translator calling it
+        records why in a warning (``text_replaced``).
+        """
+        turn = self.turn(choice)
+        pieces = turn._refusal if kind == "refusal" else turn._text
+        if type(pieces) is Tally:  # a lean turn: it counts the text, keeps none
+            pieces.length = len(text)
+            return
+        pieces[:] = [text] if text else []
 
     def reasoning(self, text: str, choice: int = 0, piece: object = None) -> None:
         """Reasoning grew; ``piece`` names the summary part, item or block it belongs to.
@@ -424,14 +439,6 @@ class PartBuilder:
         assert first.finish_reason is not None
         self.out.append(Finish(first.finish_reason, outcome, error, first.raw_finish_reason))
         self.finished = True
-
-    def reopen(self) -> None:
-        """A cut stream is resumed: its Finish is withdrawn, the turns go on."""
-        self.finished = False
-        for turn in self.turns.values():
-            turn.finish_reason = turn.raw_finish_reason = None
-            turn.outcome = None
-            turn.error = None
 
     def restart(self, reason: str) -> None:
         """The stream replays from the start: a Restart part, and the turns begin again."""

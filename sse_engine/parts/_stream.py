@@ -39,7 +39,8 @@ class PartStream(Generic[L]):
     :meth:`close` return parts; :attr:`turn` is the assistant turn so far,
     the same shape for every lane. Every stream ends with exactly one
     :class:`~sse_engine.parts.Finish` part, the last, carrying the lane's
-    verdict.
+    verdict: nothing comes after it (a Responses stream is resumed or loaded
+    instead of closed, not after).
 
     ``partial_strings``: the partial tool input (``ToolCall.input``) also
     shows the string value still arriving (``jiter``'s ``trailing-strings``),
@@ -186,13 +187,13 @@ class PartStream(Generic[L]):
 
         Incremental: the turn goes on where it stopped; returns ``[]``. Full
         replay: returns ``[Restart(...)]`` and the turn starts again: discard
-        what was shown. A ``Finish`` that ``close()`` gave the cut connection
-        is withdrawn (as the lane's ``TRUNCATED`` verdict is): the resumed
-        stream ends with its own.
+        what was shown. Resume a dropped connection *instead of* closing it
+        (as ``iter_events(..., reconnect=...)`` does): a stream that made its
+        ``Finish`` is over (:class:`UsageError`): a stream has exactly one.
         """
-        events = self.lane.resume()  # a lane that cannot resume raises UsageError
-        if self._builder.finished:
-            self._builder.reopen()
+        if self.lane.resumable:  # else the lane says it cannot resume
+            self._not_finished("resume()")
+        events = self.lane.resume()
         return self.translate(events)
 
     def load(self, response: dict[str, Any]) -> list[Part]:
@@ -201,20 +202,28 @@ class PartStream(Generic[L]):
         For a Responses stream cut past its resume window (see
         ``ResumePlan.retrieve()``): the parts of what the stream had not shown
         yet (the rest of a text, the calls it never finished, the usage), then
-        the ``Finish``. A ``Finish`` that ``close()`` gave the cut stream is
-        withdrawn, as the lane withdraws its ``TRUNCATED`` verdict.
+        the ``Finish``. Load *instead of* closing the cut stream: a stream
+        that made its ``Finish`` is over (:class:`UsageError`; a stream has
+        exactly one): load the object into a fresh ``PartStream`` then, whose
+        parts are the whole final turn.
         """
         load = getattr(self.lane, "load", None)
         if load is None:
             raise UsageError(f"a {type(self.lane).__name__} stream cannot load a final object")
+        self._not_finished("load()")
         events: list[LaneEvent] = load(response)
-        builder = self._builder
-        if builder.finished:
-            builder.reopen()
         out: list[Part] = []
-        builder.out = out
+        self._builder.out = out
         self._translator.loaded(response)
         return out + self.translate(events)
+
+    def _not_finished(self, what: str) -> None:
+        if self._builder.finished:
+            raise UsageError(
+                f"{what} after the stream's Finish: a stream has exactly one Finish, its last "
+                f"part. Call {what} instead of close() (resume_plan() says whether the stream "
+                "can go on); to read a final object after it, load it into a fresh PartStream"
+            )
 
     def __repr__(self) -> str:
         state = "open" if self.outcome is None else self.outcome.value

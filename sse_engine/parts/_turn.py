@@ -290,11 +290,13 @@ class ReasoningBlock:
 class Turn(_ByValue):
     """The assistant turn so far, in the same shape for every lane.
 
-    ``text``, ``reasoning`` and ``refusal`` are the concatenated deltas;
-    ``tool_calls`` the calls in the order they started; ``reasoning_blocks``
-    the finished blocks of reasoning, in order, each with the provider's data
-    for sending it back (a block still streaming is not there yet). ``usage`` is the
-    latest usage reported. ``finish_reason`` (unified), ``raw_finish_reason``
+    ``text``, ``reasoning`` and ``refusal`` are the concatenated deltas (a
+    Responses final ``text`` or ``refusal`` that contradicts them is the
+    turn's instead: a ``text_replaced`` warning); ``tool_calls`` the calls in
+    the order they started; ``reasoning_blocks`` the finished blocks of
+    reasoning, in order, each with the provider's data for sending it back (a
+    block still streaming is not there yet). ``usage`` is the latest usage
+    reported. ``finish_reason`` (unified), ``raw_finish_reason``
     (the lane's own), ``outcome`` and ``error`` are None until the
     :class:`~sse_engine.parts.Finish` part. ``choice`` is the Chat choice
     index this turn is (0 but for ``n > 1``). ``citations`` are the sources

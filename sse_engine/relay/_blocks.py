@@ -65,6 +65,8 @@ class Block:
     item_id: str = ""
     #: The frame of one delta, with holes (see ``_template.py``), once the target made it.
     template: str = ""
+    #: Citations of a text block waiting for it to reach the head (the source's parts).
+    citations: list[Any] = attrs.Factory(list)
 
     @property
     def text(self) -> str:
@@ -91,6 +93,9 @@ class BlockWriter(Protocol):
 
     def reasoning_break(self, block: Block, text: str, out: list[bytes]) -> None:
         """The open reasoning ``block`` goes on with a new piece; ``text`` is the blank line."""
+
+    def block_cite(self, block: Block, citation: Any, out: list[bytes]) -> None:
+        """Write a citation of the open text ``block``."""
 
 
 class Blocks:
@@ -192,6 +197,16 @@ class Blocks:
         block.ended = True
         self._advance(out)
 
+    def cite(self, citation: Any, out: list[bytes]) -> None:
+        """A citation of the text just written: on that text's block (none: not written)."""
+        block = self.queue[-1] if self.queue else None
+        if block is None or block.kind != "text" or block.ended:
+            return
+        if block.opened:
+            self._writer.block_cite(block, citation, out)
+        else:  # behind a tool call: it goes when the block opens, after its text
+            block.citations.append(citation)
+
     def tool_start(
         self,
         index: int,
@@ -261,6 +276,9 @@ class Blocks:
                     head.sent.append(text)
                     writer.block_delta(head, text, out)
                 head.pending.clear()
+                for citation in head.citations:
+                    writer.block_cite(head, citation, out)
+                head.citations.clear()
             if not head.ended:
                 break
             writer.close_block(head, out)

@@ -196,6 +196,16 @@ class Emitter:
         block.sent.append(text)
         self.block_delta(block, text, out)
 
+    def cites(self, citation: Citation) -> bool:
+        """Whether the target writes ``citation`` on its text block: a citation is the
+        source provider's object, so only a target of that provider carries it (its own
+        kinds, pointing at what the client's request holds); by default, none."""
+        return False
+
+    def block_cite(self, block: Block, citation: Citation, out: list[bytes]) -> None:
+        """Write ``citation`` (one :meth:`cites` accepts) on the open text ``block``."""
+        raise NotImplementedError
+
     def keeps(self, reasoning: ReasoningBlock) -> bool:
         """Whether a block of reasoning without text is written: it holds replay data of
         the target's own provider (the target then writes the block to carry it)."""
@@ -340,9 +350,15 @@ class Emitter:
         self.finished = True
         self.finish(part, out)
 
-    def _on_not_relayed(self, part: Citation | ServerToolResult, out: list[bytes]) -> None:
-        """Not relayed (yet): a citation or a server tool's result is the source provider's
-        own object, which no other provider reads (see docs/gateways.md)."""
+    def _on_citation(self, part: Citation, out: list[bytes]) -> None:
+        if self.cites(part):
+            blocks = self._blocks(part.choice, out)
+            if blocks is not None:
+                blocks.cite(part, out)
+
+    def _on_not_relayed(self, part: ServerToolResult, out: list[bytes]) -> None:
+        """Not relayed: the upstream ran the tool (its call is not relayed either), and its
+        result is the source provider's own object (see docs/gateways.md)."""
 
     def _on_restart(self, part: Restart, out: list[bytes]) -> None:
         """Handled by the Relay before the emitter (a replay is skipped, not re-sent)."""
@@ -370,7 +386,7 @@ _ROUTES: dict[type, _Route] = {
     UsageUpdate: Emitter._on_usage,
     Finish: Emitter._on_finish,
     Restart: Emitter._on_restart,
-    Citation: Emitter._on_not_relayed,
+    Citation: Emitter._on_citation,
     ServerToolResult: Emitter._on_not_relayed,
 }
 

@@ -12,8 +12,8 @@ resume recipe.
   it carries; :data:`ResponsesEvent`, their union with ``StreamEnd`` and
   ``StreamRestarted``, is what the lane returns. :data:`ResponsesEventType` is
   every type the lane knows, :data:`RESPONSES_EVENT_TYPES` the same at run time.
-- :class:`ResponseSnapshot`, :class:`OutputItem`, :class:`ContentPart`,
-  :class:`TextBuffer`: the response as it builds up.
+- :class:`ResponseSnapshot`, :class:`OutputItem`, :class:`ContentPart`: the
+  response as it builds up (read-only: its texts are strings).
 - :class:`ResumePlan`: the reconnect request, and :class:`RetrievePlan`, the plain
   GET for the final object past the resume window.
 """
@@ -56,7 +56,7 @@ from sse_engine.responses._lane import ITEM_STATUS_TYPES, ResponsesLane
 from sse_engine.responses._parts import ResponsesParts
 from sse_engine.responses._request import CODEC
 from sse_engine.responses._resume import ResumePlan, RetrievePlan
-from sse_engine.responses._snapshot import ContentPart, OutputItem, ResponseSnapshot, TextBuffer
+from sse_engine.responses._snapshot import ContentPart, OutputItem, ResponseSnapshot
 from sse_engine.responses._types import ResponsesEvent
 from sse_engine.responses._wire import (
     PATHS,
@@ -102,7 +102,6 @@ __all__ = [
     "ResponsesLane",
     "ResumePlan",
     "RetrievePlan",
-    "TextBuffer",
     "encode_responses_event",
 ]
 

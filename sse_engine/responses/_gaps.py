@@ -104,7 +104,7 @@ def _restored(item: OutputItem | None) -> bool:
     if item.done:
         return True
     buffers: list[TextBuffer] = [*item.parts.values(), *item.summary.values()]
-    if item.call_input is not None:
-        buffers.append(item.call_input)
+    if item._call_input is not None:
+        buffers.append(item._call_input)
     numbered = all(sorted(parts) == list(range(len(parts))) for parts in (item.parts, item.summary))
     return bool(buffers) and numbered and all(buffer._final is not None for buffer in buffers)

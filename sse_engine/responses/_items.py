@@ -1,10 +1,14 @@
 """How the Responses lane assembles output items: items, their content, tool-call input.
 
-:class:`ItemAssembly` is the half of :class:`~sse_engine.responses.ResponsesLane`
-that handles the events about one output item (``response.output_item.*``,
+:class:`ItemAssembly` is the helper :class:`~sse_engine.responses.ResponsesLane`
+holds for the events about one output item (``response.output_item.*``,
 content parts, text, refusals, reasoning, tool-call input, hosted tools'
-progress, images, shell and audio). The lane itself (``_lane.py``) owns the
-stream: dispatch, sequence numbers, lifecycle, terminal events, errors, resume.
+progress, images, shell and audio). It owns what those events build: the
+snapshot's items and the item open now. It reports through the lane's
+:class:`~sse_engine._lane_reports.Reports`, never through the lane (it does
+not hold it: no reference cycle). The lane (``_lane.py``) owns the stream:
+dispatch, sequence numbers, lifecycle, terminal events, errors, resume; its
+one dispatch table names these handlers beside its own.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from sse_engine._json import describe
-from sse_engine._lane import Lane
+from sse_engine._lane_reports import Reports
 from sse_engine.responses._events import (
     ResponseAnnotationEvent,
     ResponseArgumentsDoneEvent,
@@ -41,7 +45,6 @@ from sse_engine.responses._snapshot import (
     ContentPart,
     OutputItem,
     ResponseSnapshot,
-    TextBuffer,
 )
 from sse_engine.responses._types import EVENT_TYPES, ResponsesEvent
 from sse_engine.responses._wire import CALL_EVENTS, CONTENT_EVENTS
@@ -59,19 +62,29 @@ _CALL_DONE_EVENTS: dict[str, Callable[..., _CallDone]] = {
 ITEM_STATUS_TYPES: Final[frozenset[str]] = frozenset(EVENT_TYPES[ResponseItemStatusEvent])
 
 
-class ItemAssembly(Lane[ResponsesEvent]):
-    """The output-item handlers; the lane's state they share is set up by the lane."""
+class ItemAssembly:
+    """The output items of one snapshot as their events arrive: one per snapshot.
 
-    _snap: ResponseSnapshot
-    _open: OutputItem | None
+    ``snap`` is the snapshot whose items it builds (the lane's), ``open`` the
+    item the last ``output_item.*`` event was about (where an event that names
+    no item goes). Each ``_on_*`` handler takes the event's wire type, payload,
+    sequence number and the list the lane returns, as the lane's own do.
+    """
+
+    __slots__ = ("_reports", "open", "snap")
+
+    def __init__(self, reports: Reports, snap: ResponseSnapshot) -> None:
+        self._reports = reports
+        self.snap = snap
+        self.open: OutputItem | None = None
 
     # -- output items ------------------------------------------------------------------
 
     def _check_sequential(self, state: OutputItem | None, index: int) -> None:
         """Items are sequential: item N is done before item N+1 opens."""
-        current = self._open
+        current = self.open
         if current is not None and not current.done and current is not state:
-            self._violation(
+            self._reports.violation(
                 "item_overlap",
                 f"output item #{index} before item #{current.output_index} was done",
             )
@@ -82,7 +95,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
         for key in ("type", "id"):
             value = item.get(key)
             if value is not None and type(value) is not str:
-                self._violation(
+                self._reports.violation(
                     "malformed_event",
                     f"{kind}: the item's {key!r} {describe(value)} is not a string",
                 )
@@ -92,29 +105,39 @@ class ItemAssembly(Lane[ResponsesEvent]):
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         item = self._item_of(kind, payload)
-        snap = self._snap
+        snap = self.snap
         index = opt_field(payload, "output_index", int)
         if index is None:
             index = snap._next_index()
         state = snap.item(index)
+        if state is not None and state.done:
+            # Announced after its final form arrived (events may come out of
+            # order): the final item stands, as content after it would.
+            self._reports.violation(
+                "item_reopened",
+                f"{kind} for output item #{index} after it was done (ignored: the final "
+                "item stands)",
+            )
+            out.append(ResponseOutputItemEvent(kind, seq, index, item, raw=payload))
+            return
         self._check_sequential(state, index)
-        if state is not None and state.implicit and not state.done:
+        if state is not None and state.implicit:
             state._adopt(item)
             snap._index_id(state)
         else:
             if state is not None:
-                self._violation(
+                self._reports.violation(
                     "duplicate_output_index", f"output item #{index} was added a second time"
                 )
             state = snap._add(index, item)
-        self._open = state
+        self.open = state
         out.append(ResponseOutputItemEvent(kind, seq, index, item, raw=payload))
 
     def _on_item_done(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
         item = self._item_of(kind, payload)
-        snap = self._snap
+        snap = self.snap
         index = opt_field(payload, "output_index", int)
         if index is None:
             ident = item.get("id")
@@ -126,7 +149,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
         if state is None:  # never added: a resume past its window sends final items only
             state = snap._add(index, item)
         elif not _same_item(state.item, item):
-            self._warn(
+            self._reports.warn(
                 "item_identity_changed",
                 f"output item #{index} was added as {describe(state.type)} "
                 f"{describe(state.id)} but done as {describe(item.get('type'))} "
@@ -134,7 +157,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
             )
         state._finish(item)
         snap._index_id(state)
-        self._open = state
+        self.open = state
         out.append(ResponseOutputItemEvent(kind, seq, index, item, raw=payload))
 
     def _item(self, index: Any, item_id: str | None, kind: str) -> OutputItem:
@@ -143,7 +166,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
         An item nobody announced is opened implicitly as ``kind`` (an
         ``unknown_item`` warning) so that what the event carries is not lost.
         """
-        snap = self._snap
+        snap = self.snap
         if index is not None:
             if type(index) is not int:
                 raise Malformed(f"'output_index' must be an integer, got {type(index).__name__}")
@@ -154,17 +177,17 @@ class ItemAssembly(Lane[ResponsesEvent]):
             state = snap._item_with_id(item_id)
             if state is not None:
                 return state
-        elif index is None and self._open is not None and not self._open.done:
-            return self._open
-        self._warn(
+        elif index is None and self.open is not None and not self.open.done:
+            return self.open
+        self._reports.warn(
             "unknown_item", f"an event refers to {kind} item {describe(item_id)} never added"
         )
         item: dict[str, Any] = {"id": item_id, "type": kind}
         if kind == "message":
             item["role"] = "assistant"
         state = snap._add(snap._next_index() if index is None else index, item, implicit=True)
-        if self._open is None or self._open.done:
-            self._open = state
+        if self.open is None or self.open.done:
+            self.open = state
         return state
 
     def _about(
@@ -183,7 +206,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
             item_id = state.id
         if not state.done:
             return state, item_id, state.output_index
-        self._violation(
+        self._reports.violation(
             "item_reopened",
             f"{kind} for output item #{state.output_index} after it was done (ignored; "
             "new text after a tool call belongs in a new item)",
@@ -200,7 +223,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
         """
         item_id = opt_field(payload, "item_id", str)
         index = opt_field(payload, "output_index", int)
-        snap = self._snap
+        snap = self.snap
         state = snap.item(index) if index is not None else None
         if state is None and item_id is not None:
             state = snap._item_with_id(item_id)
@@ -389,7 +412,7 @@ class ItemAssembly(Lane[ResponsesEvent]):
             if is_delta:
                 state._command(command_index)._append(text)
             elif kind.endswith("added"):
-                state.commands[command_index] = TextBuffer(text)
+                state._announce_command(command_index, text)
             else:
                 state._command(command_index)._set(text)
         event: ResponsesEvent
@@ -411,16 +434,10 @@ class ItemAssembly(Lane[ResponsesEvent]):
             raise Malformed(f"'output' must be a list, got {type(value).__name__}")
         state, item_id, index = self._about(kind, payload, "shell_call_output")
         if state is not None:
-            outputs = state.shell_output
-            if not is_delta:
-                outputs[command_index] = value
+            if is_delta:
+                state._output_delta(command_index, value)
             else:
-                streams = outputs.get(command_index)
-                if type(streams) is not dict:
-                    streams = outputs[command_index] = {}
-                for name, text in value.items():
-                    if type(text) is str:
-                        streams.setdefault(name, TextBuffer())._append(text)
+                state._output_done(command_index, value)
         cls = ResponseShellOutputDeltaEvent if is_delta else ResponseShellOutputDoneEvent
         out.append(cls(kind, seq, item_id, index, command_index, value, raw=payload))
 

@@ -1,9 +1,10 @@
 """The Responses lane's state machine: one parsed SSE event in, typed events out.
 
-Dispatch is one table per class, from the wire type to a handler; each
+Dispatch is one table for the class, from the wire type to a handler; each
 handler validates its payload (a wrong-typed field becomes a
-``malformed_event``), updates the snapshot and appends its event. The item
-handlers live in ``_items.py`` (:class:`ItemAssembly`); this module owns the
+``malformed_event``), updates the snapshot and appends its event. The lane
+holds its helpers: :class:`ItemAssembly` (``_items.py``) handles the events
+about output items and owns the items and the open one; the lane owns the
 stream: sequence numbers, lifecycle, terminal events, errors and resume.
 """
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._json import describe
-from sse_engine._lane import StreamRestarted
+from sse_engine._lane import Lane, StreamRestarted
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._sse import ServerSentEvent
 from sse_engine.responses._events import (
@@ -33,10 +34,7 @@ from sse_engine.responses._load import (
     malformed_items,
 )
 from sse_engine.responses._resume import ResumePlan
-from sse_engine.responses._snapshot import (
-    OutputItem,
-    ResponseSnapshot,
-)
+from sse_engine.responses._snapshot import ResponseSnapshot
 from sse_engine.responses._types import ResponsesEvent
 from sse_engine.responses._wire import (
     CALL_EVENTS,
@@ -49,8 +47,7 @@ from sse_engine.responses._wire import (
 __all__ = ["ITEM_STATUS_TYPES", "ResponsesLane"]
 
 
-
-class ResponsesLane(ItemAssembly):
+class ResponsesLane(Lane[ResponsesEvent]):
     """The OpenAI Responses stream (``POST /v1/responses`` with ``stream: true``).
 
     Every known event type decodes to a typed, frozen event (see
@@ -67,14 +64,19 @@ class ResponsesLane(ItemAssembly):
     recognize = staticmethod(recognize)
 
     def _setup(self) -> None:
-        self._snap = ResponseSnapshot(self._reports.note_loss)
+        self._hold(ResponseSnapshot(self._reports.note_loss))
         self._last_seq: int | None = None
-        self._open: OutputItem | None = None
         self._response_id: str | None = None
         self._event_id = ""
         self._warned_once: set[str] = set()
         #: What sequence gaps may have taken; None until one happens (most streams).
         self._gap_loss: GapLoss | None = None
+
+    def _hold(self, snap: ResponseSnapshot) -> None:
+        """Make ``snap`` the snapshot, with the item assembly that builds its items."""
+        self._snap = snap
+        #: The helper that handles the events about output items (and holds the open one).
+        self._items = ItemAssembly(self._reports, snap)
 
     @property
     def snapshot(self) -> ResponseSnapshot:
@@ -119,9 +121,8 @@ class ResponsesLane(ItemAssembly):
         self._reopen()
         if not plan.full_replay:
             return []
-        self._snap = ResponseSnapshot(self._reports.note_loss, self._snap.lean)
+        self._hold(ResponseSnapshot(self._reports.note_loss, self._snap.lean))
         self._last_seq = None
-        self._open = None
         self._gap_loss = None
         return [StreamRestarted(f"full replay of {plan.response_id} from the start")]
 
@@ -157,8 +158,7 @@ class ResponsesLane(ItemAssembly):
         self._reopen()  # withdraws a TRUNCATED verdict, as a resume does
         if isinstance(response.get("id"), str):
             self._note_id("load()", dict(response))
-        self._snap = loaded_snapshot(response, self._snap, outcome is not Outcome.TRUNCATED)
-        self._open = None
+        self._hold(loaded_snapshot(response, self._snap, outcome is not Outcome.TRUNCATED))
         out: list[ResponsesEvent] = []
         self._end(outcome, error, out)
         self.close()  # the lane is over: a later feed() is a usage error
@@ -199,7 +199,7 @@ class ResponsesLane(ItemAssembly):
                     )
                     if self._gap_loss is None:
                         self._gap_loss = GapLoss()
-                    self._gap_loss.note(last, seq, kind, payload, self._open, self._snap)
+                    self._gap_loss.note(last, seq, kind, payload, self._items.open, self._snap)
             self._last_seq = seq
         elif seq is None:
             self._warn_once("missing_sequence_number", f"{kind} has no sequence_number")
@@ -208,12 +208,13 @@ class ResponsesLane(ItemAssembly):
                 "malformed_event", f"{kind}: sequence_number {describe(seq)} is not an integer"
             )
             seq = None
-        handler = _HANDLERS.get(kind)
-        if handler is None:
+        row = _HANDLERS.get(kind)
+        if row is None:
             out.append(ResponseUnknownEvent(kind, seq, raw=payload))
             return
+        handler, about_items = row
         try:
-            handler(self, kind, payload, seq, out)
+            handler(self._items if about_items else self, kind, payload, seq, out)
         except Malformed as exc:
             self._violation("malformed_event", f"{kind} (sequence_number {seq}): {exc}")
             out.append(ResponseUnknownEvent(kind, seq, raw=payload))
@@ -366,40 +367,57 @@ def _has_answer(snap: ResponseSnapshot) -> bool:
     return False
 
 
-_Handler = Callable[[ResponsesLane, str, dict[str, Any], int | None, list[ResponsesEvent]], None]
+_Handler = Callable[[Any, str, dict[str, Any], int | None, list[ResponsesEvent]], None]
+_I = ItemAssembly
 
-_R = ResponsesLane
-#: The wire type -> its handler, built once for the class (a lane holds no table).
-_HANDLERS: dict[str, _Handler] = {
-    "error": ResponsesLane._on_error,
-    "response.output_item.added": ResponsesLane._on_item_added,
-    "response.output_item.done": ResponsesLane._on_item_done,
-    "response.content_part.added": ResponsesLane._on_part,
-    "response.content_part.done": ResponsesLane._on_part,
-    "response.output_text.annotation.added": ResponsesLane._on_annotation,
-    "response.reasoning_summary_part.added": ResponsesLane._on_summary_part,
-    "response.reasoning_summary_part.done": ResponsesLane._on_summary_part,
-    "response.reasoning_summary_text.delta": ResponsesLane._on_summary_text,
-    "response.reasoning_summary_text.done": ResponsesLane._on_summary_text,
-    "response.image_generation_call.partial_image": ResponsesLane._on_partial_image,
-    "response.shell_call_command.added": ResponsesLane._on_shell_command,
-    "response.shell_call_command.done": ResponsesLane._on_shell_command,
-    "response.shell_call_command.delta": ResponsesLane._on_shell_command,
-    "response.shell_call_output_content.delta": ResponsesLane._on_shell_output,
-    "response.shell_call_output_content.done": ResponsesLane._on_shell_output,
-    "response.audio.delta": ResponsesLane._on_audio,
-    "response.audio.done": ResponsesLane._on_audio,
-    "response.audio.transcript.delta": ResponsesLane._on_audio,
-    "response.audio.transcript.done": ResponsesLane._on_audio,
-    **dict.fromkeys(LIFECYCLE_TYPES, ResponsesLane._on_lifecycle),
-    **dict.fromkeys(TERMINAL_TYPES, ResponsesLane._on_terminal),
-    **{
-        kind: (_R._on_content_delta if kind.endswith("delta") else _R._on_text_done)
-        for kind in CONTENT_EVENTS
-    },
-    **{
-        kind: (_R._on_call_delta if kind.endswith("delta") else _R._on_call_done)
-        for kind in CALL_EVENTS
-    },
-    **dict.fromkeys(ITEM_STATUS_TYPES, ResponsesLane._on_item_status),
+
+def _rows(about_items: bool, table: dict[str, _Handler]) -> dict[str, tuple[_Handler, bool]]:
+    return {kind: (handler, about_items) for kind, handler in table.items()}
+
+
+#: The wire type -> its handler, and whether the handler is the item assembly's
+#: (it gets the lane's ItemAssembly) or the lane's own. Built once for the class:
+#: a lane holds no table.
+_HANDLERS: dict[str, tuple[_Handler, bool]] = {
+    **_rows(
+        False,
+        {
+            "error": ResponsesLane._on_error,
+            **dict.fromkeys(LIFECYCLE_TYPES, ResponsesLane._on_lifecycle),
+            **dict.fromkeys(TERMINAL_TYPES, ResponsesLane._on_terminal),
+        },
+    ),
+    **_rows(
+        True,
+        {
+            "response.output_item.added": _I._on_item_added,
+            "response.output_item.done": _I._on_item_done,
+            "response.content_part.added": _I._on_part,
+            "response.content_part.done": _I._on_part,
+            "response.output_text.annotation.added": _I._on_annotation,
+            "response.reasoning_summary_part.added": _I._on_summary_part,
+            "response.reasoning_summary_part.done": _I._on_summary_part,
+            "response.reasoning_summary_text.delta": _I._on_summary_text,
+            "response.reasoning_summary_text.done": _I._on_summary_text,
+            "response.image_generation_call.partial_image": _I._on_partial_image,
+            "response.shell_call_command.added": _I._on_shell_command,
+            "response.shell_call_command.done": _I._on_shell_command,
+            "response.shell_call_command.delta": _I._on_shell_command,
+            "response.shell_call_output_content.delta": _I._on_shell_output,
+            "response.shell_call_output_content.done": _I._on_shell_output,
+            "response.audio.delta": _I._on_audio,
+            "response.audio.done": _I._on_audio,
+            "response.audio.transcript.delta": _I._on_audio,
+            "response.audio.transcript.done": _I._on_audio,
+            **{
+                kind: (_I._on_content_delta if kind.endswith("delta") else _I._on_text_done)
+                for kind in CONTENT_EVENTS
+            },
+            **{
+                kind: (_I._on_call_delta if kind.endswith("delta") else _I._on_call_done)
+                for kind in CALL_EVENTS
+            },
+            **dict.fromkeys(ITEM_STATUS_TYPES, _I._on_item_status),
+        },
+    ),
 }

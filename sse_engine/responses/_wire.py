@@ -33,6 +33,7 @@ __all__ = [
     "UNFINISHED_STATUSES",
     "CallKind",
     "ResponsesEventType",
+    "annotation_fields",
     "error_body",
     "recognize",
     "usage_from_wire",
@@ -163,22 +164,44 @@ UNFINISHED_STATUSES: Final = frozenset({"in_progress", "incomplete"})
 @final
 @attrs.frozen
 class CallKind:
-    """One kind of output item whose input streams: where it goes and who runs it.
+    """One kind of output item that is a tool call: where its input is, who runs it.
 
-    ``field`` is the item field holding the input, ``events`` the stem of its
-    input events (``response.<events>.delta`` / ``.done``). ``part``: it is a
+    ``field`` is the item field holding the input. ``events`` is the stem of
+    its input events (``response.<events>.delta`` / ``.done``), None when the
+    input does not stream: it is an object of the item (a shell ``action``, a
+    patch ``operation``), whose JSON is the call's input. ``part``: it is a
     tool call of the turn (a ``ToolCall`` part); ``server``: the server runs
-    it; ``plain``: its input is plain text, not JSON. ``id_prefix`` is what a
+    it; ``plain``: its input is plain text, not JSON. ``name`` is the call's
+    name when the item has none: the tool's type in the request (``shell``,
+    ``apply_patch``). ``client_environments``: for an item the server runs
+    unless its ``environment`` says otherwise (``shell_call``), the
+    environment types the client runs it in (no environment: the client's
+    too); any other is hosted, and makes no call. ``id_prefix`` is what a
     relay's item ids of this kind start with.
     """
 
     item: str
     field: str
-    events: str
+    events: str | None
     part: bool = True
     server: bool = False
     plain: bool = False
+    name: str = ""
+    client_environments: frozenset[str] | None = None
     id_prefix: str = ""
+
+    def is_call(self, item: Mapping[str, Any]) -> bool:
+        """Whether ``item`` (of this kind) is a tool call of the turn."""
+        if not self.part:
+            return False
+        environments = self.client_environments
+        if environments is None:
+            return True
+        environment = item.get("environment")
+        if environment is None:
+            return True
+        kind = environment.get("type") if type(environment) is dict else None
+        return kind in environments
 
 
 _CALLS: Final = (
@@ -186,14 +209,28 @@ _CALLS: Final = (
     CallKind("custom_tool_call", "input", "custom_tool_call_input", plain=True, id_prefix="ctc"),
     CallKind("mcp_call", "arguments", "mcp_call_arguments", server=True),
     CallKind("kindo_call", "arguments", "kindo_call_arguments", server=True),
+    # A web search the server ran: its input is the item's action (the query), the
+    # final item what came of it (the results are the text's annotations).
+    CallKind("web_search_call", "action", None, server=True, name="web_search"),
+    # Run by the client (the openai SDK's types: the local shell, a shell in a
+    # local environment or none given, a patch to apply): their input is the
+    # final item's object, not streamed.
+    CallKind("local_shell_call", "action", None, name="local_shell"),
+    CallKind(
+        "shell_call", "action", None, name="shell", client_environments=frozenset({"local"})
+    ),
+    CallKind("apply_patch_call", "operation", None, name="apply_patch"),
     # Hosted: its code streams, but nothing for the client to run.
     CallKind("code_interpreter_call", "code", "code_interpreter_call_code", part=False),
 )
-#: Item type -> its kind, for every item whose input streams.
+#: Item type -> its kind, for every item that is a tool call or whose input streams.
 CALL_ITEMS: Final[Mapping[str, CallKind]] = {kind.item: kind for kind in _CALLS}
 #: Input event type (``.delta`` and ``.done``) -> the kind of item it is about.
 CALL_EVENTS: Final[Mapping[str, CallKind]] = {
-    f"response.{kind.events}.{end}": kind for kind in _CALLS for end in ("delta", "done")
+    f"response.{kind.events}.{end}": kind
+    for kind in _CALLS
+    if kind.events is not None
+    for end in ("delta", "done")
 }
 
 #: Content event type -> (the item type it implies, the content part type it implies).
@@ -212,6 +249,19 @@ PART_CHANNELS: Final[Mapping[str, Literal["text", "refusal", "reasoning"]]] = {
     "reasoning_text": "reasoning",
     "summary_text": "reasoning",
 }
+
+
+def annotation_fields(annotation: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """A text part's annotation (a citation): its ``url`` and title, each None if it has none.
+
+    A ``url_citation`` has a ``url`` and ``title``; a ``file_citation`` or
+    ``container_file_citation`` a ``filename`` (its title here); a
+    ``file_path`` neither.
+    """
+    url, title = annotation.get("url"), annotation.get("title")
+    if title is None:
+        title = annotation.get("filename")
+    return url if type(url) is str else None, title if type(title) is str else None
 
 
 def recognize(event: str, payload: Any) -> str | None:

@@ -116,9 +116,9 @@ def test_the_response_reader_gives_the_body_however_it_is_split(
 _STACK = bench.RECOMMENDED
 _MISSING = [p for p in gateway.STACKS[_STACK].packages if importlib.util.find_spec(p) is None]
 #: Two streams per client; the silent start is several keepalive intervals long; a
-#: hung-up stream still has ~35 deltas (about 0.7 s) to go when its client leaves.
-_LOAD = soak.Load(clients=5, deltas=40, gap=(0.01, 0.03), requests=2, ramp=0.1, think=0.25,
-                  keepalive=0.05, hangup_every=5, hangup_at=5)
+#: hung-up stream still has ~25 deltas (about 0.5 s) to go when its client leaves.
+_LOAD = soak.Load(clients=5, deltas=30, gap=(0.01, 0.03), requests=2, ramp=0.1, think=0.15,
+                  keepalive=0.04, hangup_every=5, hangup_at=5)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the soak reads /proc")

@@ -134,8 +134,8 @@ def test_a_narrow_terminal_wraps_errors_and_warnings_and_clips_none(
 def test_the_resume_section(capsys: pytest.CaptureFixture[str]) -> None:
     _, out = demo(capsys, "--lane", "responses")
     resume = sections(out)["responses_basic.sse cut mid-stream, then resumed"]
-    assert re.search(r"cut +at byte \d+ of 8204 \(line \d+\): TRUNCATED, last sequence_number 16",
-                     resume)
+    assert re.search(r"cut +at byte \d+ of 8204 \(line \d+\): the connection dropped "
+                     r"\(TRUNCATED if closed\), last sequence_number 16", resume)
     assert (
         "plan       GET https://api.openai.com/v1/responses/resp_68a1f0c2d4e84c3b9f1e2a7d6c5b4a39"
         "?stream=true&starting_after=16"

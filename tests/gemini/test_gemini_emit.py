@@ -133,7 +133,10 @@ def test_a_plain_text_tool_input_is_wrapped_in_an_object() -> None:
     _, out = relayed(capture("responses_kindo_agent.sse"), ResponsesLane())
     seen = gemini_seen(out)
     note = "Incident 2731 mitigated; p99 back to 412 ms."
-    assert seen.tools == (("write_note", {"input": note}),)
+    # The capture's shell_call runs on the client (no container): a call named after the tool.
+    shell = {"commands": ["kubectl get pods -n api", "kubectl logs deploy/api --tail=20"],
+             "timeout_ms": 10000, "max_output_length": 4096}
+    assert seen.tools == (("shell", shell), ("write_note", {"input": note}))
 
 
 def test_every_choice_of_a_chat_source_is_a_candidate() -> None:

@@ -2,8 +2,8 @@
 
 And what each lane's translation must get right beyond the shared examples:
 several Chat choices, the legacy function call, Gemini's whole calls, usage
-shapes, Responses text that arrives only in final items, Messages usage on
-non-Claude models.
+shapes, Messages usage on non-Claude models (Responses' own: in
+``tests/responses/test_responses_parts.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from sse_engine import (
     UsageError,
     encode_chat_event,
     encode_messages_event,
-    encode_responses_event,
 )
 from sse_engine.parts import (
     Citation,
@@ -325,75 +324,6 @@ def test_a_messages_tool_without_parameters_has_empty_object_input() -> None:
         assert end.input == {} and end.input_error is None, type(lane).__name__
 
 
-def test_responses_custom_tool_input_is_plain_text() -> None:
-    stream = PartStream(ResponsesLane())
-    parts = everything(stream, capture("responses_kindo_agent.sse"))
-    custom = next(c for c in stream.turn.tool_calls if c.type == "custom_tool_call")
-    assert custom.input == custom.arguments == "Incident 2731 mitigated; p99 back to 412 ms."
-    assert not custom.server and custom.id == "call_ctc_01"
-    servers = {c.type for c in stream.turn.tool_calls if c.server}
-    assert servers == {"mcp_call", "kindo_call"}
-    kindo = next(c for c in stream.turn.tool_calls if c.type == "kindo_call")
-    assert kindo.input == {"incident_id": 2731, "fields": ["status", "owner"]}
-    assert not any(isinstance(p, ToolCallEnd) and p.input_error for p in parts)
-
-
-def _responses_events(body: bytes) -> list[dict[str, Any]]:
-    return [json.loads(line[6:]) for line in body.splitlines() if line.startswith(b"data: ")]
-
-
-def _responses_body(payloads: list[dict[str, Any]]) -> bytes:
-    return b"".join(encode_responses_event(p) for p in payloads)
-
-
-def test_responses_reasoning_delivered_as_one_final_item_is_streamed_then() -> None:
-    """MindsHub sends reasoning as a finished item, without deltas."""
-    payloads = [p for p in _responses_events(capture("responses_reasoning.sse"))
-                if "reasoning_summary" not in p["type"]]
-    for number, payload in enumerate(payloads):
-        payload["sequence_number"] = number
-    stream = PartStream(ResponsesLane())
-    everything(stream, _responses_body(payloads))
-    full = PartStream(ResponsesLane())
-    everything(full, capture("responses_reasoning.sse"))
-    assert stream.turn.reasoning == full.turn.reasoning != ""
-    assert stream.turn == full.turn
-
-
-def test_responses_final_items_only_assemble_the_same_turn() -> None:
-    """What a resume past its window, or a gateway that does not stream, sends."""
-    payloads = [p for p in _responses_events(capture("responses_basic.sse"))
-                if p["type"] in ("response.created", "response.output_item.done",
-                                 "response.completed")]
-    for number, payload in enumerate(payloads):
-        payload["sequence_number"] = number
-    finals = PartStream(ResponsesLane())
-    everything(finals, _responses_body(payloads))
-    only_terminal = PartStream(ResponsesLane())
-    everything(only_terminal, _responses_body([payloads[0], payloads[-1]]))
-    streamed = PartStream(ResponsesLane())
-    everything(streamed, capture("responses_basic.sse"))
-    assert finals.turn == streamed.turn == only_terminal.turn
-
-
-def test_a_responses_final_text_that_contradicts_the_deltas_is_kept_out_with_a_warning() -> None:
-    where = {"item_id": "m", "output_index": 0, "content_index": 0}
-    payloads = [
-        {"type": "response.created", "response": {"id": "r", "model": "x"}},
-        {"type": "response.output_item.added", "output_index": 0,
-         "item": {"id": "m", "type": "message", "content": []}},
-        {"type": "response.output_text.delta", **where, "delta": "Hello"},
-        {"type": "response.output_text.done", **where, "text": "Goodbye"},
-        {"type": "response.completed", "response": {"id": "r", "status": "completed"}},
-    ]
-    for number, payload in enumerate(payloads):
-        payload["sequence_number"] = number
-    stream = PartStream(ResponsesLane())
-    everything(stream, _responses_body(payloads))
-    assert stream.turn.text == "Hello"
-    assert "text_replaced" in [w.code for w in stream.warnings]
-
-
 # -- tool input that is not JSON ----------------------------------------------------------
 
 
@@ -412,26 +342,6 @@ def test_invalid_tool_input_keeps_its_text_and_warns_without_failing(lane: str) 
     assert [w.code for w in stream.warnings] == ["tool_input_invalid"]
     assert stream.outcome is Outcome.COMPLETED and isinstance(parts[-1], Finish)
     assert parts[-1].reason == "tool_calls"
-
-
-def test_a_final_arguments_text_that_adds_to_the_fragments_is_streamed() -> None:
-    stream = PartStream(ResponsesLane())
-    payloads = [
-        {"type": "response.output_item.added", "output_index": 0,
-         "item": {"id": "fc", "type": "function_call", "call_id": "c", "name": "f",
-                  "arguments": ""}},
-        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": '{"a"'},
-        {"type": "response.output_item.done", "output_index": 0,
-         "item": {"id": "fc", "type": "function_call", "call_id": "c", "name": "f",
-                  "arguments": '{"a": 2}'}},
-        {"type": "response.completed", "response": {"status": "completed"}},
-    ]
-    for number, payload in enumerate(payloads):
-        payload["sequence_number"] = number
-    parts = everything(stream, _responses_body(payloads))
-    deltas = [p.text for p in parts if isinstance(p, ToolCallDelta)]
-    assert deltas == ['{"a"', ": 2}"]
-    assert stream.turn.tool_calls[0].input == {"a": 2}
 
 
 # -- Turn and ToolCall ------------------------------------------------------------------------
@@ -466,27 +376,6 @@ def test_parts_made_on_the_hot_path_are_the_frozen_parts_their_constructor_makes
     for part in made:
         with pytest.raises(attrs.exceptions.FrozenInstanceError):
             part.text = "x"  # type: ignore[misc]
-
-
-def test_a_responses_call_the_response_did_not_finish_gets_no_end() -> None:
-    """response.failed lists what was produced before the failure, marked incomplete."""
-    item = {"id": "fc", "type": "function_call", "call_id": "c", "name": "f", "arguments": ""}
-    payloads = [
-        {"type": "response.created", "response": {"id": "r", "status": "in_progress"}},
-        {"type": "response.output_item.added", "output_index": 0, "item": item},
-        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": '{"a'},
-        {"type": "response.failed", "response": {
-            "id": "r", "status": "failed", "error": {"code": "server_error", "message": "x"},
-            "output": [{**item, "arguments": '{"a": 1', "status": "incomplete"}]}},
-    ]
-    for number, payload in enumerate(payloads):
-        payload["sequence_number"] = number
-    stream = PartStream(ResponsesLane())
-    parts = everything(stream, _responses_body(payloads))
-    assert [type(p) for p in parts] == [ToolCallStart, ToolCallDelta, ToolCallDelta, Finish]
-    call = stream.turn.tool_calls[0]
-    assert not call.done and call.arguments == '{"a": 1' and call.input == {"a": 1}
-    assert isinstance(parts[-1], Finish) and parts[-1].reason == "error"
 
 
 # -- issue 20 item 6: many choices cost linear work --------------------------------------------

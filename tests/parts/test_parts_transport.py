@@ -146,20 +146,6 @@ def test_a_refused_resume_finishes_truncated_with_the_refusal_in_the_finish() ->
     assert not finish.error.retryable
 
 
-def test_resume_after_close_withdraws_the_finish_of_the_cut_connection() -> None:
-    cut = BASIC.index(b"\n\n", len(BASIC) // 2) + 2
-    stream = PartStream(ResponsesLane())
-    first = stream.feed(BASIC[:cut]) + stream.close()
-    assert isinstance(first[-1], Finish) and first[-1].reason == "truncated"
-    assert stream.turn.finish_reason == "truncated"
-    assert stream.resume() == []
-    assert stream.turn.finish_reason is None and stream.turn.outcome is None
-    rest = stream.feed(BASIC[cut:]) + stream.close()
-    assert isinstance(rest[-1], Finish) and rest[-1].outcome is Outcome.COMPLETED
-    expected, direct = alone(BASIC)
-    assert first[:-1] + rest == expected and stream.turn == direct.turn
-
-
 def test_a_lane_without_resume_cannot_be_resumed() -> None:
     from sse_engine import UsageError
 
@@ -167,25 +153,6 @@ def test_a_lane_without_resume_cannot_be_resumed() -> None:
     assert stream.resume_plan() is None
     with pytest.raises(UsageError, match="cannot be resumed"):
         stream.resume()
-
-
-def test_a_stream_cut_past_its_resume_window_finishes_from_the_final_object() -> None:
-    """The recipe after a refused resume: retrieve the response, load() it."""
-    import json
-
-    cut = BASIC.index(b"\n\n", len(BASIC) // 2) + 2
-    final = json.loads(BASIC.rstrip().rsplit(b"data: ", 1)[1])["response"]
-    stream = PartStream(ResponsesLane())
-    first = stream.feed(BASIC[:cut]) + stream.close()
-    assert isinstance(first[-1], Finish) and first[-1].reason == "truncated"
-    rest = stream.load(final)
-    expected, direct = alone(BASIC)
-    assert isinstance(rest[-1], Finish) and rest[-1] == expected[-1]
-    assert [p for p in rest if isinstance(p, Finish)] == [rest[-1]]
-    assert stream.turn == direct.turn
-    # A fresh stream loaded from the final object alone holds the same turn.
-    fresh = PartStream(ResponsesLane())
-    assert isinstance(fresh.load(final)[-1], Finish) and fresh.turn == direct.turn
 
 
 def test_a_lane_without_load_cannot_load() -> None:

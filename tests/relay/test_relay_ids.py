@@ -5,7 +5,8 @@ conversation, an item reference, a ``function_call_output`` naming its
 ``call_id``; a ``tool_result`` naming its ``tool_use_id``). Relayed Responses
 to Responses, Messages to Messages or Chat to Chat, the official SDK's final
 object holds the source's ids: the response's, each message item's, each
-tool call's item id and call id.
+tool call's item id and call id. (Responses to Responses, over the bundled
+captures: ``tests/responses/test_responses_emit.py``.)
 """
 
 from __future__ import annotations
@@ -30,59 +31,10 @@ from sse_engine.responses import encode_responses_event
 pytestmark = pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
 
 CAPTURES = files("sse_engine") / "captures"
-#: The items a Responses relay writes (server-run tool calls are not relayed).
-CLIENT_ITEMS = ("message", "function_call", "custom_tool_call", "reasoning")
-
-
 def relayed(lane: str, data: bytes, to: str | None = None) -> bytes:
     """``data``, read by ``lane``, relayed to ``to`` (default: the same lane)."""
     relay = Relay(ALL_LANES[lane](), to=to or lane, created=1754000000)
     return relay.feed(data) + relay.close()
-
-
-def response_items(data: bytes) -> tuple[str | None, list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """What ``ResponseStream`` makes of ``data``: the response id, the ids of the client's
-    items as they opened, and as the final response holds them (if it completed)."""
-    stream = response_stream(data)
-    opened: list[tuple[Any, ...]] = []
-    response_id = None
-    for event in stream:
-        if event.type == "response.created":
-            response_id = event.response.id
-        elif event.type == "response.output_item.added" and event.item.type in CLIENT_ITEMS:
-            opened.append((event.item.type, event.item.id, getattr(event.item, "call_id", None)))
-    final: list[tuple[Any, ...]] = []
-    try:
-        response = stream.get_final_response()
-    except RuntimeError:  # it failed or was cut: no final response
-        pass
-    else:
-        final = [
-            (item.type, item.id, getattr(item, "call_id", None))
-            for item in response.output
-            if item.type in CLIENT_ITEMS
-        ]
-    return response_id, opened, final
-
-
-RESPONSES = ["responses_basic.sse", "responses_kindo_agent.sse", "responses_truncated.sse",
-             "responses_reasoning.sse", "responses_refusal.sse", "responses_max_tokens.sse"]
-
-
-@pytest.mark.parametrize("name", RESPONSES)
-def test_a_responses_relay_keeps_the_response_item_and_call_ids(name: str) -> None:
-    data = (CAPTURES / name).read_bytes()
-    source = response_items(data)
-    assert source[1], "the capture has items to keep"
-    assert response_items(relayed("responses", data)) == source
-
-
-def test_the_captures_hold_message_and_call_items() -> None:
-    """The test above sees message items and both kinds of client tool call."""
-    kinds = set()
-    for name in RESPONSES:
-        kinds |= {kind for kind, _, _ in response_items((CAPTURES / name).read_bytes())[1]}
-    assert {"message", "function_call", "custom_tool_call"} <= kinds
 
 
 MESSAGES = ["messages_basic.sse", "messages_thinking.sse", "messages_web_search.sse",

@@ -852,6 +852,21 @@ def test_text_for_an_item_already_done_is_a_violation() -> None:
         run(body, strict=True)
 
 
+def test_an_item_announced_after_its_done_keeps_its_final_form() -> None:
+    events = stream_events([message("msg_1", "one")])
+    added = next(e for e in events if e["type"] == "response.output_item.added")
+    done = next(e for e in events if e["type"] == "response.output_item.done")
+    moved = [e for e in events if e is not added]
+    moved.insert(moved.index(done) + 1, added)
+    lane, _ = run(frames(moved))
+    assert "item_reopened" in codes(lane) and "duplicate_output_index" not in codes(lane)
+    item = lane.snapshot.item(0)
+    assert item is not None and item.done and item.item == done["item"]
+    assert lane.snapshot.output_text == "one" and lane.outcome is Outcome.COMPLETED
+    with pytest.raises(ProtocolError, match="after it was done"):
+        run(frames(moved), strict=True)
+
+
 HAIKU = "Logs flow through the gate;\nMetrics rise like steam,\ntraces find their way."
 
 
