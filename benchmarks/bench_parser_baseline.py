@@ -3,8 +3,9 @@
 The peer table (``bench_parser``) compares sse_engine with other projects, so
 its ratios move when the peers or the machine change. This benchmark answers
 the other question, "did our own parser get slower?": it loads the parser of
-a baseline git revision (default :data:`BASELINE`, the last revision before
-the lanes moved into folders) from the repository into a private package,
+a baseline git revision (default :data:`BASELINE`, the parser before the
+``id:`` lines and CRLF came onto its fast path) from the repository into a
+private package,
 checks that both give the same events, and times both on the same reads,
 interleaved round by round. Needs a git checkout; without one it says so and
 writes nothing.
@@ -12,6 +13,7 @@ writes nothing.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import types
@@ -26,10 +28,10 @@ from sse_engine import SSEParser
 
 __all__ = ["BASELINE", "load_baseline", "main"]
 
-#: The revision compared against: the parser as it stood before issue 10.
-BASELINE = "eeab847"
-#: What the baseline parser's modules import from the package, in dependency order.
-_MODULES = ("_errors", "_sse", "_parser")
+#: The revision compared against: the parser as it stood before issue 24.
+BASELINE = "a05b61e"
+#: The parser's modules, in dependency order (a revision has some of them).
+_MODULES = ("_errors", "_sse", "_parser_lines", "_parser_tail", "_parser_blocks", "_parser")
 #: The most the parser may cost over its baseline before the verdict says so.
 TOLERANCE = 1.05
 
@@ -39,19 +41,25 @@ def load_baseline(revision: str = BASELINE) -> type | None:
     package = f"sse_engine_at_{revision}"
     if package in sys.modules:
         return sys.modules[f"{package}._parser"].SSEParser  # type: ignore[no-any-return]
-    sources = {}
-    for name in _MODULES:
-        try:
-            sources[name] = subprocess.run(
+    try:
+        listed = subprocess.run(
+            ["git", "ls-tree", "--name-only", revision, "sse_engine/"],
+            cwd=report.REPO_ROOT, capture_output=True, text=True, check=True, timeout=30,
+        ).stdout.split()
+        sources = {
+            name: subprocess.run(
                 ["git", "show", f"{revision}:sse_engine/{name}.py"],
                 cwd=report.REPO_ROOT, capture_output=True, text=True, check=True, timeout=30,
             ).stdout
-        except (OSError, subprocess.SubprocessError):
-            return None
+            for name in _MODULES
+            if f"sse_engine/{name}.py" in listed
+        }
+    except (OSError, subprocess.SubprocessError):
+        return None
     root = types.ModuleType(package)
     root.__path__ = []
     sys.modules[package] = root
-    for name in _MODULES:
+    for name in sources:
         module = types.ModuleType(f"{package}.{name}")
         module.__package__ = package
         sys.modules[module.__name__] = module
@@ -73,44 +81,48 @@ def main(write: bool = True, quick: bool = False) -> int:
     if baseline is None:
         print(f"no git checkout with revision {BASELINE}: baseline comparison skipped")
         return 0
-    rounds = 3 if quick else 30
+    rounds = 3 if quick else 25
     events = 200 if quick else 2000
     rows: list[list[str]] = []
     worst = 0.0
     for name, build in corpora.CORPORA.items():
-        data = build(events)
-        for mode in ("64k", "ragged"):
-            chunks = corpora.chunked(data, mode)
-            if _decode_all(SSEParser, chunks) != _decode_all(baseline, chunks):
-                print(f"{name} / {mode}: the parsers disagree; not timed")
-                return 1
-            best = best_of(
-                [
-                    ("now", lambda c: _decode_all(SSEParser, c), 1),
-                    ("baseline", lambda c: _decode_all(baseline, c), 1),
-                ],
-                chunks,
-                rounds,
-            )
-            ratio = best["now"] / best["baseline"]
-            worst = max(worst, ratio)
-            rows.append([
-                name, mode, f"{len(data):,}", f"{best['baseline'] * 1e3:.2f} ms",
-                f"{best['now'] * 1e3:.2f} ms", f"{ratio:.3f}",
-            ])
+        built = build(events)
+        for shape, reshape in corpora.SHAPES.items():
+            data = reshape(built)
+            for mode in ("64k", "ragged"):
+                chunks = corpora.chunked(data, mode)
+                if _decode_all(SSEParser, chunks) != _decode_all(baseline, chunks):
+                    print(f"{name} / {shape} / {mode}: the parsers disagree; not timed")
+                    return 1
+                best = best_of(
+                    [
+                        ("now", functools.partial(_decode_all, SSEParser)),
+                        ("baseline", functools.partial(_decode_all, baseline)),
+                    ],
+                    chunks,
+                    rounds,
+                )
+                ratio = best["now"] / best["baseline"]
+                worst = max(worst, ratio)
+                rows.append([
+                    name, shape, mode, f"{len(data):,}", f"{best['baseline'] * 1e3:.2f} ms",
+                    f"{best['now'] * 1e3:.2f} ms", f"{ratio:.3f}",
+                ])
     verdict = "met" if worst <= TOLERANCE else "NOT met"
     body = "\n".join([
         "## Parser against its baseline",
         "",
         *report.machine_lines(),
-        f"- Baseline: revision {BASELINE} (the parser before the lanes moved into folders)",
+        f"- Baseline: revision {BASELINE} (the parser before `id:` lines and CRLF came onto"
+        " its fast path)",
         "",
         "Both parsers decode the same reads in one process, interleaved round by round,",
         f"best of {rounds} rounds each (garbage collector off during a timed call); their",
         "events are checked equal first. A ratio above 1 means today's parser is slower.",
         "",
         report.markdown_table(
-            ["Corpus", "Reads", "Bytes", "Baseline", "Now", "Now ÷ baseline"], rows, "llrrrr"
+            ["Corpus", "Shape", "Reads", "Bytes", "Baseline", "Now", "Now ÷ baseline"], rows,
+            "lllrrrr",
         ),
         "",
         f"Target (no regression: every row ≤ {TOLERANCE:.2f}): {verdict}; worst {worst:.3f}.",

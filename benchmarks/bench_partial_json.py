@@ -16,13 +16,13 @@ Contenders, each reading the partial value after every fragment:
 
 Both must end with ``json.loads(text)``. Timing as the other benchmarks
 (:mod:`benchmarks.timing`): one complete run per call, garbage collector off,
-best of N rounds; PartialJSON's rounds go round-robin over all the inputs,
-and a smaller input runs as many times per timed call as makes it last as
-long as the largest (the time is divided by the runs).
-The re-parse costs time quadratic in the input: when one re-parse run of a
-workload would take longer than the settings' ``exact_budget``, it is
-*estimated*: one parse in k is timed and counted k times (the buffers are
-still built for every fragment), and the table says so.
+best of N rounds, both contenders once per round, interleaved, the same N for
+both (N by size); the rounds go round-robin over all the inputs, and a smaller
+input runs as many times per timed call as makes it last as long as the largest
+(the time is divided by the runs). The re-parse costs time quadratic in the
+input: when one re-parse run of a workload would take longer than the settings'
+``exact_budget``, it is *estimated*: one parse in k is timed and counted k
+times (the buffers are still built for every fragment), and the table says so.
 
     python -m benchmarks.bench_partial_json [--quick] [--no-write] [--profile]
 """
@@ -63,16 +63,16 @@ SPEEDUP_TARGET = 20.0  # at the largest size, against the re-parse
 
 @dataclass(frozen=True)
 class Settings:
-    sizes: tuple[int, ...]
-    rounds: int  # for PartialJSON; the re-parse gets fewer rounds on big inputs
+    #: Input size in bytes (about) -> rounds, for both contenders.
+    sizes: dict[int, int]
     exact_budget: float  # seconds: a re-parse run longer than this is estimated
 
 
-FULL = Settings(sizes=(10_000, 100_000, 1_000_000), rounds=15, exact_budget=30.0)
+FULL = Settings(sizes={10_000: 15, 100_000: 7, 1_000_000: 3}, exact_budget=30.0)
 # Seven rounds: the linearity verdict reads the middle half of the rounds' ratios, judged
 # from 20 KB up (benchmarks/linearity.py: a 2 KB input stays in cache). The re-parse
 # of 100 KB is estimated past half a second (a quick run stays quick).
-QUICK = Settings(sizes=(2_000, 20_000, 100_000), rounds=7, exact_budget=0.5)
+QUICK = Settings(sizes={2_000: 7, 20_000: 7, 100_000: 7}, exact_budget=0.5)
 
 
 @dataclass
@@ -87,7 +87,8 @@ class Workload:
     sdk: float = float("inf")
     sdk_note: str = ""  # "" if measured exactly, else how it was estimated
     estimate: float = 0.0  # the sampled estimate of the re-parse (checked where exact)
-    rounds: dict[str, int] = field(default_factory=dict)
+    rounds: int = 0
+    strides: int = 0  # the re-parse's sampling stride (0: timed exactly)
 
     @property
     def size(self) -> int:
@@ -138,10 +139,10 @@ def rows_input(size: int, seed: int = 2) -> str:
 def build(settings: Settings) -> list[Workload]:
     out = []
     for kind, make in (("file", file_input), ("rows", rows_input)):
-        for size in settings.sizes:
+        for size, rounds in settings.sizes.items():
             text = make(size)
             fragments = [text[k : k + FRAGMENT] for k in range(0, len(text), FRAGMENT)]
-            out.append(Workload(kind, text, fragments, json.loads(text)))
+            out.append(Workload(kind, text, fragments, json.loads(text), rounds=rounds))
     return out
 
 
@@ -203,7 +204,7 @@ def sdk_reparse_sampled(fragments: list[str], stride: int) -> float:
 
 def run(workloads: list[Workload], settings: Settings,
         log: Callable[[str], None] = print) -> None:
-    """Time the re-parse workload by workload, then PartialJSON on all of them, interleaved.
+    """Time both contenders on every workload, the same rounds each, interleaved.
 
     PartialJSON's rounds go round-robin over every workload (it is fast), so that
     a busy spell on a shared machine hits every size alike: the linearity target
@@ -222,23 +223,22 @@ def run(workloads: list[Workload], settings: Settings,
             # One sampled re-parse tells how long an exact one would take.
             stride = max(1, len(w.fragments) // 400)
             estimate = w.estimate = sdk_reparse_sampled(w.fragments, stride)
-            w.rounds = {"sse_engine": 0, "sdk": 0}
-            if estimate <= settings.exact_budget:
+            exact = estimate <= settings.exact_budget
+            if exact:
                 assert sdk_reparse(w.fragments) == w.expected, f"{w.kind}: re-parse differs"
-                for _ in range(max(1, min(settings.rounds, int(settings.exact_budget / estimate)))):
-                    w.sdk = min(w.sdk, time_once(sdk_reparse, w.fragments))
-                    w.rounds["sdk"] += 1
             else:
                 assert jiter.from_json(w.text.encode()) == w.expected
-                w.sdk = min(estimate, *(sdk_reparse_sampled(w.fragments, stride)
-                                        for _ in range(2)))
                 w.sdk_note = f"1 parse in {stride} timed, counted {stride} times"
-        for _ in range(settings.rounds):
+            w.strides = stride if not exact else 0
+        for turn in range(max(w.rounds for w in workloads)):
             for w in workloads:
+                if turn >= w.rounds:
+                    continue
                 seconds = time_once(_repeated, w) / w.repeat
                 w.times.append(seconds)
                 w.ours = min(w.ours, seconds)
-                w.rounds["sse_engine"] += 1
+                w.sdk = min(w.sdk, time_once(sdk_reparse, w.fragments) if not w.strides
+                            else sdk_reparse_sampled(w.fragments, w.strides))
     for w in workloads:
         log(f"  {w.kind:<4} {w.size:>9,} B  {len(w.fragments):>6} fragments: "
             f"sse_engine {_ms(w.ours)}, SDK re-parse {_ms(w.sdk)}"
@@ -258,14 +258,15 @@ def _mbps(w: Workload, t: float) -> str:
 
 
 def table(workloads: list[Workload]) -> str:
-    header = ["Input", "Bytes", "Fragments", "sse_engine", "MB/s", "SDK re-parse", "MB/s",
-              "sse_engine ÷ SDK"]
+    header = ["Input", "Bytes", "Fragments", "Rounds", "sse_engine", "MB/s", "SDK re-parse",
+              "MB/s", "sse_engine ÷ SDK"]
     rows = [[
-        w.kind, f"{w.size:,}", f"{len(w.fragments):,}", _ms(w.ours), _mbps(w, w.ours),
+        w.kind, f"{w.size:,}", f"{len(w.fragments):,}", str(w.rounds), _ms(w.ours),
+        _mbps(w, w.ours),
         _ms(w.sdk) + (" (est.)" if w.sdk_note else ""), _mbps(w, w.sdk),
         f"**{_ratio(w.sdk / w.ours)}**",
     ] for w in workloads]
-    return report.markdown_table(header, rows, "lrrrrrrr")
+    return report.markdown_table(header, rows, "lrrrrrrrr")
 
 
 def targets(workloads: list[Workload]) -> list[tuple[str, bool | None, str]]:
@@ -312,15 +313,14 @@ def section(workloads: list[Workload], settings: Settings, load: float | None = 
         " `jiter.from_json(buffer, partial_mode=True)`, which re-reads everything so far.",
         "",
         "Method: both must end with `json.loads(text)`; one complete run is timed with"
-        " `time.perf_counter`, garbage collector off, best of"
-        f" {settings.rounds} rounds for sse_engine, taken round-robin over all the inputs"
-        " (a busy spell hits every size alike), a smaller input run as many times per timed"
-        " call as makes the call last as long as the largest one's (divided by the runs),"
-        " and of up to"
-        f" {settings.rounds} for the re-parse (fewer where one run is long). Where one"
+        " `time.perf_counter`, garbage collector off, best of the Rounds column's rounds,"
+        " both contenders once per round, interleaved, the rounds taken round-robin over all"
+        " the inputs (a busy spell hits every size alike), a smaller input run as many times"
+        " per timed call as makes the call last as long as the largest one's (divided by the"
+        " runs). Where one"
         f" re-parse run would exceed {settings.exact_budget:g} s, its time is *estimated*"
         " (marked est.): the buffer is built for every fragment, but only the middle parse"
-        " of each block of k fragments is run, timed and counted k times (best of 3)."
+        " of each block of k fragments is run, timed and counted k times."
         " MB/s is 10⁶ bytes of JSON text per second.",
         "",
     ]

@@ -1,27 +1,28 @@
 """The Relay: what serving one lane's stream as another's costs, next to reading it alone.
 
-For each source lane, its shared corpus (``corpora.chat_completions``,
-``corpora.responses``, ``corpora.messages``: ~2,000 events of text deltas
-between the lane's opening and closing events) is cut into the same ragged
-40-700 B reads and run through:
+For each source lane, its corpus (``corpora.chat_completions``,
+``corpora.responses``, ``corpora.messages``, ``bench_gemini.build_stream``:
+text deltas between the lane's opening and closing events), built at about
+10 KB and about 1 MB, is cut into the same ragged 40-700 B reads and run
+through:
 
 - the source lane alone: ``feed()`` per read, ``close()``;
-- a :class:`~sse_engine.relay.Relay` to each of the three targets:
+- a :class:`~sse_engine.relay.Relay` to each of the four targets:
   ``feed()`` per read, ``close()``, the returned bytes joined (the lane, the
   parts layer and the target's emitter).
 
 Before timing, each relayed stream is read back by the target's own lane
 (through a ``PartStream``), which must end with the source's outcome and the
 same text. Timing as the other benchmarks (:mod:`benchmarks.timing`): one
-complete run per call, garbage collector off, best of N interleaved rounds.
-Target: relaying costs at most 2x the source lane alone.
+complete run per call, garbage collector off, best of N interleaved rounds,
+every contender once per round. Target: relaying costs at most 1.3x the
+source lane alone.
 
     python -m benchmarks.bench_relay [--quick] [--no-write]
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import sys
 from collections.abc import Callable
@@ -31,22 +32,27 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import corpora, lanes, report
+from benchmarks import bench_gemini, corpora, lanes, report
 from benchmarks.timing import Contender, best_of
 from sse_engine import ChatCompletionsLane, Lane, MessagesLane, ResponsesLane
+from sse_engine.gemini import GeminiLane
 from sse_engine.parts import PartStream
 from sse_engine.relay import Relay
 
 __all__ = ["SOURCES", "TARGET", "main"]
 
 #: Relaying may cost at most this many times the source lane alone.
-TARGET = 2.0
-TARGETS: tuple[str, ...] = ("chat", "responses", "messages")
+TARGET = 1.3
+#: Corpus size in bytes (about) -> rounds, each contender once a round: full and quick.
+FULL = {10_000: 25, 1_000_000: 9}
+QUICK = {10_000: 2, 100_000: 1}
+TARGETS: tuple[str, ...] = ("chat", "responses", "messages", "gemini")
 #: Source name -> (its lane, its corpus).
 SOURCES: dict[str, tuple[type[Lane[Any]], Callable[[int], bytes]]] = {
     "chat": (ChatCompletionsLane, corpora.chat_completions),
     "responses": (ResponsesLane, corpora.responses),
     "messages": (MessagesLane, corpora.messages),
+    "gemini": (GeminiLane, bench_gemini.build_stream),
 }
 _TARGET_LANES: dict[str, type[Lane[Any]]] = {name: lane for name, (lane, _) in SOURCES.items()}
 Reads = list[bytes]
@@ -91,72 +97,93 @@ def check(lane: type[Lane[Any]], target: str, reads: Reads) -> str | None:
 
 
 def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, bool]:
-    """Check, then time, every pairing; the markdown section and whether all were met."""
-    settings = lanes.QUICK if quick else lanes.FULL
+    """Check, then time, every pairing at every size; the markdown section and whether all
+    were met."""
+    sizes = QUICK if quick else FULL
     load = report.load1()
     rows: list[list[str]] = []
     costs: list[tuple[str, float]] = []
     problems: list[str] = []
+    #: the pairing costing most at the largest size: (cost, what, its run, its reads)
+    worst: tuple[float, str, Callable[[Reads], Any], Reads] | None = None
     for name, (lane, build) in SOURCES.items():
-        data = build(settings.n_events)
-        reads = corpora.chunked(data, "ragged")
-        n_events = data.count(b"\n\n")
-        contenders: list[Contender[Reads]] = [(f"{name} lane alone", lane_alone(lane), 3)]
-        for target in TARGETS:
-            why = check(lane, target, reads)
-            if why is not None:
-                problems.append(f"{name} to {target}: {why}")
-                log(f"  {name} to {target}: MISMATCH, not timed: {why}")
-                continue
-            contenders.append((f"{name} to {target}", relayed(lane, target), 3))
-        best = best_of(contenders, reads, settings.rounds)
-        alone = best[f"{name} lane alone"]
-        for side, seconds in best.items():
-            cost = seconds / alone
-            if side != f"{name} lane alone":
-                costs.append((side, cost))
-            rows.append(
-                [
-                    name,
-                    side.removeprefix(f"{name} "),
-                    f"{len(data) / seconds / 1e6:.1f}",
-                    f"{n_events / seconds:,.0f}",
+        for size, rounds in sizes.items():
+            label = lanes.size_label(size)
+            data = lanes.sized(build, size)
+            reads = corpora.chunked(data, "ragged")
+            n_events = data.count(b"\n\n") + data.count(b"\r\n\r\n")  # LF or CRLF frames
+            alone_side = f"{name} lane alone"
+            contenders: list[Contender[Reads]] = [(alone_side, lane_alone(lane))]
+            for target in TARGETS:
+                why = check(lane, target, reads)
+                if why is not None:
+                    problems.append(f"{name} to {target}, {label}: {why}")
+                    log(f"  {name} to {target} {label}: MISMATCH, not timed: {why}")
+                    continue
+                contenders.append((f"{name} to {target}", relayed(lane, target)))
+            best = best_of(contenders, reads, rounds)
+            alone = best[alone_side]
+            runners = dict(contenders)
+            for side, seconds in best.items():
+                cost = seconds / alone
+                if side != alone_side:
+                    costs.append((f"{side} {label}", cost))
+                    if size == max(sizes) and (worst is None or cost > worst[0]):
+                        worst = (cost, f"{side}, {label}", runners[side], reads)
+                rows.append([
+                    name, label, side.removeprefix(f"{name} "), str(rounds),
+                    f"{len(data) / seconds / 1e6:.1f}", f"{n_events / seconds:,.0f}",
                     f"{cost:.2f}{lanes.TIMES}",
-                ]
-            )
-            log(f"  {side:<22} {len(data) / seconds / 1e6:6.1f} MB/s  {cost:5.2f}x the lane")
+                ])
+                log(f"  {side:<22} {label:<6} {len(data) / seconds / 1e6:6.1f} MB/s"
+                    f"  {cost:5.2f}x the lane")
     met = not problems and all(cost <= TARGET for _, cost in costs)
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load_text = "unknown" if load is None else f"{load:.2f}"
     lines = [
         "## Relay: one lane served as another",
         "",
-        f"Measured {now}, sse_engine {report.git_revision()}; 1-minute load average at the"
-        f" start {load_text} on {os.cpu_count() or 1} CPU(s).",
+        f"{report.stamp_line()} 1-minute load average at the start {load_text} on"
+        f" {os.cpu_count() or 1} CPU(s).",
         "",
-        "Each source lane's shared corpus (~2,000 events, mostly text deltas) in the same"
-        " ragged 40-700 B reads: the source lane alone (`feed()` per read, `close()`), and a"
-        " `Relay(lane, to=...)` to each target (`feed()` per read, `close()`, the bytes"
-        " joined: the lane, the parts layer and the target's emitter). Checked before timing:"
-        " the target's own lane reads the relayed bytes back with the source's outcome and"
-        " text. Timing: one complete run, garbage collector off during it, best of"
-        f" {settings.rounds} rounds of 3 runs, contenders interleaved round by round. MB/s"
-        " is 10⁶ bytes of *input* per second; the last column is the time over the lane's"
-        " alone.",
+        "Each source lane's corpus (mostly text deltas; the lane benchmarks' for Chat,"
+        " Responses and Messages, the Gemini benchmark's for Gemini), built at about "
+        + " and ".join(lanes.size_label(size) for size in sizes)
+        + ", in the same ragged 40-700 B reads: the source lane alone (`feed()` per read,"
+        " `close()`), and a `Relay(lane, to=...)` to each target (`feed()` per read,"
+        " `close()`, the bytes joined: the lane, the parts layer and the target's emitter)."
+        " Checked before timing: the target's own lane reads the relayed bytes back with the"
+        " source's outcome and text. Timing: one complete run, garbage collector off during"
+        " it, best of the Rounds column's rounds, each contender once per round, interleaved."
+        " MB/s is 10⁶ bytes of *input* per second; the last column is the time over the lane's"
+        " alone, within one size.",
         "",
         report.markdown_table(
-            ["Source", "Run", "MB/s", "Events/s", "vs the lane alone"], rows, "llrrr"
+            ["Source", "Size", "Run", "Rounds", "MB/s", "Events/s", "vs the lane alone"],
+            rows, "lllrrrr",
         ),
         "",
-        "### str",
+        "### Target",
         "",
         f"- relaying costs at most {TARGET:g}{lanes.TIMES} the source lane alone, every"
-        " pairing: "
+        " pairing and size: "
         + ("met" if met else "**missed**")
         + " — "
         + ", ".join(f"{side} {cost:.2f}{lanes.TIMES}" for side, cost in costs),
         "",
     ]
+    if worst is not None:
+        _, what, runner, reads = worst
+        lines += [
+            "### Where the relay's time goes",
+            "",
+            f"cProfile of one run of the pairing costing most at the largest size ({what}),"
+            " functions by own time (the source lane's own functions are in it too;"
+            " cProfile's cost per call makes many small calls look heavier than the timed"
+            " figures say):",
+            "",
+            report.profile_table(runner, reads),
+            "",
+        ]
     if problems:
         lines += ["### Mismatches (not timed)", "", *(f"- {p}" for p in problems), ""]
     return "\n".join(lines), met

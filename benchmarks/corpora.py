@@ -5,6 +5,13 @@ compact JSON with raw UTF-8, as the APIs send it) and is fully determined by
 its arguments: the same call gives the same bytes on every machine, so the
 parser benchmark and later lane benchmarks measure the same input.
 
+Servers differ in more than the JSON: some put an ``id: N`` line before
+every event (the Kindo gateway does, and so does the Responses relay), some
+end lines with CRLF. :func:`with_ids` and :func:`crlf` turn an LF corpus
+into those shapes, and :func:`capture` tiles one of the bundled captures
+(``sse_engine/captures/*.sse``: comments, ``retry``, multi-line data, ids)
+to a corpus of its own shape.
+
 - :func:`chat_completions` — ``data: {chat.completion.chunk}`` frames (~250 B),
   a role chunk first, then content deltas, a finish chunk, a usage chunk with
   ``choices: []`` and ``data: [DONE]``.
@@ -16,32 +23,40 @@ parser benchmark and later lane benchmarks measure the same input.
 - :func:`single_event` — one ``data: <payload>`` event of a given size.
 
 :func:`chunked` cuts bytes the way a transport delivers them,
-:func:`prefix_events` keeps the first *n* events of a corpus, and
-:func:`expected_events` reads the ``(event, data, id)`` tuples a corpus must
-decode to straight off its (simple, known) shape, independently of any parser.
+:func:`prefix_events` keeps the first *n* events of an LF corpus, and
+:func:`expected_events` gives the ``(event, data, id)`` tuples a corpus must
+decode to, from a literal line-by-line transcription of the WHATWG steps
+written here, independently of any parser under test.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import string
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CAPTURES",
     "CHUNK_MODES",
     "CORPORA",
     "RAGGED_MAX",
     "RAGGED_MIN",
     "RAGGED_SEED",
+    "SHAPES",
+    "capture",
     "chat_completions",
     "chunked",
+    "crlf",
     "expected_events",
     "messages",
     "prefix_events",
     "responses",
     "single_event",
+    "with_ids",
 ]
 
 #: Seed of the word stream (the text the "model" writes).
@@ -314,27 +329,87 @@ def prefix_events(data: bytes, n_events: int) -> bytes:
     return data[:end]
 
 
-def expected_events(data: bytes) -> list[tuple[str, str, str]]:
-    """The ``(event, data, id)`` tuples of a corpus built here, read straight off its shape.
+_EOL = re.compile(r"\r\n|\r|\n")
 
-    An oracle independent of any parser: the corpora are LF-only, every event is
-    ``[event: T\n]data: D\n\n`` with no ids, comments or multi-line data, so
-    splitting on blank lines is exact. Raises ``ValueError`` on anything else.
+
+def expected_events(data: bytes) -> list[tuple[str, str, str]]:
+    """The ``(event, data, id)`` tuples ``data`` decodes to, per the WHATWG steps, literally.
+
+    An oracle independent of any parser under test, written for clarity, not
+    speed: decode the whole stream (invalid bytes become U+FFFD), drop one
+    leading BOM, split lines at CRLF, CR or LF, and interpret each line. An
+    event the stream never ends (no blank line after it) is discarded.
     """
-    text = data.decode("utf-8")
-    blocks = text.split("\n\n")
-    if blocks.pop() != "":
-        raise ValueError("corpus does not end with a blank line")
+    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    *lines, _unfinished = _EOL.split(text)
     out = []
-    for block in blocks:
-        lines = block.split("\n")
-        event = "message"
-        if len(lines) == 2 and lines[0].startswith("event: "):
-            event = lines.pop(0)[7:]
-        if len(lines) != 1 or not lines[0].startswith("data: ") or "\r" in block:
-            raise ValueError(f"unexpected block shape: {block[:80]!r}")
-        out.append((event, lines[0][6:], ""))
+    buffer: list[str] = []
+    event = last_id = id_buffer = ""
+    for line in lines:
+        if not line:
+            last_id = id_buffer
+            if buffer:
+                out.append((event or "message", "\n".join(buffer), last_id))
+            buffer, event = [], ""
+            continue
+        name, colon, value = line.partition(":")
+        if not name and colon:
+            continue  # a comment
+        value = value.removeprefix(" ")
+        if name == "data":
+            buffer.append(value)
+        elif name == "event":
+            event = value
+        elif name == "id" and "\x00" not in value:
+            id_buffer = value
     return out
+
+
+def with_ids(data: bytes, start: int = 0) -> bytes:
+    """An LF corpus with an ``id: N`` line (N counting from ``start``) before each event.
+
+    The shape the Kindo gateway and the Responses relay write.
+    """
+    blocks = data.split(b"\n\n")
+    tail = blocks.pop()
+    return b"".join(
+        b"id: %d\n%s\n\n" % (start + i, block) for i, block in enumerate(blocks)
+    ) + tail
+
+
+def crlf(data: bytes) -> bytes:
+    """An LF corpus with every line ended by CRLF (its JSON holds no raw line breaks)."""
+    return data.replace(b"\n", b"\r\n")
+
+
+def _with_ids_crlf(data: bytes) -> bytes:
+    return crlf(with_ids(data))
+
+
+#: The shapes servers give one corpus: name -> how the LF corpus becomes it.
+SHAPES: dict[str, Callable[[bytes], bytes]] = {
+    "LF": bytes,
+    "id lines": with_ids,
+    "CRLF": crlf,
+    "id lines, CRLF": _with_ids_crlf,
+}
+
+_CAPTURES_DIR = Path(__file__).resolve().parent.parent / "sse_engine" / "captures"
+#: The bundled SSE captures, by file stem.
+CAPTURES: dict[str, Path] = {p.stem: p for p in sorted(_CAPTURES_DIR.glob("*.sse"))}
+
+
+def capture(name: str, size: int = 512 * 1024) -> bytes:
+    """The capture ``name`` (see :data:`CAPTURES`), repeated whole to at least ``size`` bytes.
+
+    A capture cut short (no blank line at its end) is repeated up to its last
+    blank line, so that each copy's events stay whole. What repeats is the
+    capture's own shape: its comments, ``retry``, ``id`` and multi-line data.
+    """
+    raw = CAPTURES[name].read_bytes()
+    end = max(raw.rfind(b"\n\n"), raw.rfind(b"\r\n\r\n") + 2, raw.rfind(b"\r\r"))
+    one = raw[: end + 2]
+    return one * max(1, -(-size // len(one)))
 
 
 def chunked(data: bytes, mode: str, seed: int = RAGGED_SEED) -> list[bytes]:

@@ -6,8 +6,10 @@ A lane benchmark (``bench_chat``, ``bench_responses``, ``bench_messages``,
 SDK's streaming path and how to compare the two final objects. This module
 does the rest, the same way for every lane:
 
-- each corpus is cut into ragged 40-700 B reads (``corpora.chunked``, fixed
-  seed); both sides get the very same reads;
+- each corpus is built at two sizes, about 10 KB and about 1 MB (a short
+  answer and a long one: a ratio means little without its size), and cut
+  into ragged 40-700 B reads (``corpora.chunked``, fixed seed); both sides
+  get the very same reads;
 - ``sse_engine``: ``Lane(json_loads=...)``, ``feed()`` per read, ``close()``,
   then ``snapshot.to_api()`` (SSE parsing, JSON, typed events, snapshot,
   outcome, final object), once with stdlib ``json.loads`` and once with
@@ -20,16 +22,19 @@ does the rest, the same way for every lane:
   ``json`` one, and the SDK's final object must agree with the lane's (the
   benchmark's ``same`` check); a corpus that fails is reported, not timed;
 - timing (:mod:`benchmarks.timing`, as the parser benchmark): one complete run
-  per call, garbage collector off during it, best of N rounds, contenders
-  interleaved round by round;
+  per call, garbage collector off during it, best of N rounds, every
+  contender (the SDK too) run once per round, interleaved;
+- the *floor* (:func:`parse_json_floor`): ``SSEParser`` over the same reads
+  and one ``loads`` of every JSON payload, nothing else: what any lane built
+  on the parser must do; timed in the same rounds, with each ``loads``;
 - the section: MB/s, events/s and the ratio to the SDK, with and without
-  orjson, and the target (the lane at least 10 times the SDK's throughput).
+  orjson, the lane's share of the floor's speed, and the targets (the lane at
+  least 10 times the SDK's throughput, and at least 0.75 of the floor's).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import functools
 import inspect
 import json
@@ -41,11 +46,18 @@ from typing import Any
 
 from benchmarks import corpora, report
 from benchmarks.timing import Contender, best_of
+from sse_engine import SSEParser
 
-__all__ = ["FULL", "QUICK", "TARGET", "LaneBenchmark", "Settings", "cli", "sdk_stream"]
+__all__ = [
+    "FLOOR_TARGET", "FULL", "QUICK", "TARGET", "LaneBenchmark", "Settings", "cli",
+    "parse_json_floor", "sdk_stream", "size_label", "sized",
+]
 
 #: The lane is to reach at least this many times the SDK's throughput.
 TARGET = 10.0
+#: ... and at least this share of the parse+json floor's throughput.
+FLOOR_TARGET = 0.75
+FLOOR = "parse+json floor"
 TIMES = "\u00d7"  # multiplication sign
 OURS = "sse_engine"
 
@@ -54,13 +66,27 @@ Reads = list[bytes]
 
 @dataclass(frozen=True)
 class Settings:
-    n_events: int  # per corpus, about
-    rounds: int
-    lane_repeat: int  # runs of each sse_engine side per round (the SDK: one)
+    #: Corpus size in bytes (about) -> rounds at that size; every contender runs
+    #: once per round.
+    sizes: dict[int, int]
 
 
-FULL = Settings(n_events=2000, rounds=9, lane_repeat=3)
-QUICK = Settings(n_events=400, rounds=2, lane_repeat=1)
+FULL = Settings(sizes={10_000: 25, 1_000_000: 9})
+QUICK = Settings(sizes={10_000: 2, 100_000: 1})
+
+
+def sized(build: Callable[[int], bytes], size: int) -> bytes:
+    """``build(n_events)`` for the ``n_events`` that makes it about ``size`` bytes."""
+    sample = 200
+    per_event = len(build(sample)) / sample
+    n = max(20, round(size / per_event))
+    return build(n)
+
+
+def size_label(size: int) -> str:
+    """``10 KB``, ``1 MB``: the size a corpus was built for."""
+    return f"{size / 1e6:g} MB" if size >= 1_000_000 else f"{size / 1e3:g} KB"
+
 
 # -- the SDK side: an SDK ``Stream`` over in-memory reads ---------------------------------
 
@@ -115,6 +141,29 @@ def sdk_stream(package: str, cast_to: Any, chunks: Reads, path: str) -> Any:
     return sys.modules[package].Stream(cast_to=cast_to, response=response, client=_client(package))
 
 
+# -- the floor: parsing and JSON, nothing else ---------------------------------------------
+
+
+def parse_json_floor(chunks: Reads, loads: Callable[[str], Any] = json.loads) -> list[Any]:
+    """``SSEParser`` over the reads and ``loads`` of every payload that is a JSON object.
+
+    The least a lane built on the parser does (``[DONE]`` and empty frames are
+    not JSON); a lane's time over this one is what its events, checks and
+    snapshot cost.
+    """
+    parser = SSEParser()
+    feed = parser.feed
+    out: list[Any] = []
+    append = out.append
+    for chunk in chunks:
+        for event in feed(chunk):
+            data = event.data
+            if data[:1] == "{":
+                append(loads(data))
+    parser.close()
+    return out
+
+
 # -- one lane benchmark ---------------------------------------------------------------------
 
 
@@ -155,7 +204,7 @@ class LaneBenchmark:
         return lane.snapshot.to_api()
 
     def run(self, quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, bool]:
-        """Check, then time, every corpus; the markdown section and whether all checks passed."""
+        """Check, then time, every corpus at every size; the section and whether all passed."""
         settings = QUICK if quick else FULL
         load = report.load1()
         try:
@@ -166,39 +215,90 @@ class LaneBenchmark:
         variants = _json_variants()
         rows: list[list[str]] = []
         ratios: dict[str, list[tuple[str, float]]] = {name: [] for name in variants}
+        shares: dict[str, list[tuple[str, float]]] = {name: [] for name in variants}
         problems: list[str] = []
+        per_event: list[list[str]] = []
         for corpus, (build, _) in self.corpora.items():
-            data = build(settings.n_events)
-            chunks = corpora.chunked(data, "ragged")
-            n_events = data.count(b"\n\n") + data.count(b"\r\n\r\n")  # LF or CRLF frames
-            ours = {f"{OURS} ({name})": name for name in variants}
-            contenders: list[Contender[Reads]] = [
-                (side, functools.partial(self.lane_final, loads=variants[name]),
-                 settings.lane_repeat)
-                for side, name in ours.items()
-            ]
-            if sdk_final is not None:
-                contenders.append((self.sdk, sdk_final, 1))
-            why = self._check(chunks, variants, sdk_final)
-            if why is not None:
-                problems.append(f"{corpus}: {why}")
-                log(f"  {corpus}: MISMATCH, not timed: {why}")
-                continue
-            best = best_of(contenders, chunks, settings.rounds)
-            sdk_time = best.get(self.sdk)
-            for side, seconds in best.items():
-                ratio = None if sdk_time is None else sdk_time / seconds
-                if ratio is not None and side in ours:
-                    ratios[ours[side]].append((corpus, ratio))
-                rows.append([
-                    corpus, f"{n_events:,}", f"{len(data):,}", side,
-                    f"{len(data) / seconds / 1e6:.1f}", f"{n_events / seconds:,.0f}",
-                    "—" if ratio is None else f"{ratio:.1f}{TIMES}",
-                ])
-                log(f"  {corpus:<8} {side:<20} {len(data) / seconds / 1e6:6.1f} MB/s"
-                    + ("" if ratio is None else f"  {ratio:5.1f}{TIMES} the SDK"))
-        return self._section(settings, load, rows, ratios, problems, sdk_final is None), \
-            not problems
+            for size, rounds in settings.sizes.items():
+                label = f"{corpus} {size_label(size)}"
+                data = sized(build, size)
+                chunks = corpora.chunked(data, "ragged")
+                n_events = data.count(b"\n\n") + data.count(b"\r\n\r\n")  # LF or CRLF frames
+                ours = {f"{OURS} ({name})": name for name in variants}
+                floors = {f"{FLOOR} ({name})": name for name in variants}
+                contenders: list[Contender[Reads]] = [
+                    (side, functools.partial(self.lane_final, loads=variants[name]))
+                    for side, name in ours.items()
+                ]
+                contenders += [(side, functools.partial(parse_json_floor, loads=variants[name]))
+                               for side, name in floors.items()]
+                if sdk_final is not None:
+                    contenders.append((self.sdk, sdk_final))
+                why = self._check(chunks, variants, sdk_final)
+                if why is not None:
+                    problems.append(f"{label}: {why}")
+                    log(f"  {label}: MISMATCH, not timed: {why}")
+                    continue
+                best = best_of(contenders, chunks, rounds)
+                for name in variants:
+                    lane_s, floor_s = best[f"{OURS} ({name})"], best[f"{FLOOR} ({name})"]
+                    per_event.append([corpus, size_label(size), name,
+                                      f"{floor_s / n_events * 1e6:.2f}",
+                                      f"{lane_s / n_events * 1e6:.2f}",
+                                      f"{(lane_s - floor_s) / n_events * 1e6:.2f}"])
+                sdk_time = best.get(self.sdk)
+                for side, seconds in best.items():
+                    ratio = None if sdk_time is None else sdk_time / seconds
+                    share = None
+                    if side in ours:
+                        share = best[f"{FLOOR} ({ours[side]})"] / seconds
+                        shares[ours[side]].append((label, share))
+                        if ratio is not None:
+                            ratios[ours[side]].append((label, ratio))
+                    rows.append([
+                        corpus, size_label(size), f"{n_events:,}", f"{len(data):,}", side,
+                        str(rounds), f"{len(data) / seconds / 1e6:.1f}",
+                        f"{n_events / seconds:,.0f}",
+                        "—" if ratio is None else f"{ratio:.1f}{TIMES}",
+                        "—" if share is None else f"{share:.2f}",
+                    ])
+                    log(f"  {label:<14} {side:<26} {len(data) / seconds / 1e6:6.1f} MB/s"
+                        + ("" if ratio is None else f"  {ratio:5.1f}{TIMES} the SDK")
+                        + ("" if share is None else f"  {share:.2f} of the floor"))
+        text = self._section(settings, load, rows, ratios, problems, sdk_final is None, shares)
+        text += "\n" + self._bound(settings, per_event, shares.get("json", []))
+        return text, not problems
+
+    def _bound(
+        self, settings: Settings, per_event: list[list[str]], shares: list[tuple[str, float]],
+    ) -> str:
+        """What the lane adds to the floor per event, and where its time goes (cProfile of
+        the corpus with the smallest share of the floor at the largest size)."""
+        size = max(settings.sizes)
+        at_size = [(label, share) for label, share in shares
+                   if label.endswith(f" {size_label(size)}")]
+        worst = min(at_size, key=lambda ls: ls[1])[0].rsplit(" ", 2)[0] if at_size else None
+        corpus = worst if worst in self.corpora else next(iter(self.corpora))
+        build = self.corpora[corpus][0]
+        chunks = corpora.chunked(sized(build, size), "ragged")
+        return "\n".join([
+            "### Where the lane's time goes",
+            "",
+            "Per event, from the best times above: the floor's time, the lane's, and what the"
+            " lane adds to the floor (typed events, the stream's checks, the snapshot; the"
+            " final object at the end).",
+            "",
+            report.markdown_table(
+                ["Corpus", "Size", "JSON", "floor µs/event", "lane µs/event",
+                 "lane adds µs/event"], per_event, "lllrrr"),
+            "",
+            f"cProfile of one run of the lane over `{corpus}` at {size_label(size)} (stdlib"
+            " `json`), functions by own time; cProfile's cost per call makes the lane's many"
+            " small calls look heavier than the timed figures say:",
+            "",
+            report.profile_table(self.lane_final, chunks),
+            "",
+        ])
 
     def _check(
         self, chunks: Reads, variants: Mapping[str, Callable[[str], Any]],
@@ -221,14 +321,14 @@ class LaneBenchmark:
     def _section(
         self, settings: Settings, load: float | None, rows: list[list[str]],
         ratios: Mapping[str, list[tuple[str, float]]], problems: list[str], no_sdk: bool,
+        shares: Mapping[str, list[tuple[str, float]]],
     ) -> str:
-        now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         load_text = "unknown" if load is None else f"{load:.2f}"
         lines = [
             f"## {self.title}",
             "",
-            f"Measured {now}, sse_engine {report.git_revision()}; 1-minute load average at"
-            f" the start {load_text} on {os.cpu_count() or 1} CPU(s).",
+            f"{report.stamp_line()} 1-minute load average at the start {load_text} on"
+            f" {os.cpu_count() or 1} CPU(s).",
             "",
             f"Both sides get the same bytes in the same ragged 40-700 B reads. **{OURS}**:"
             f" `{self.lane.__name__}(json_loads=...)`, `feed()` per read, `close()`, then"
@@ -237,22 +337,29 @@ class LaneBenchmark:
             " in-memory HTTP response, the SDK's own HTTP types, whose body yields the same"
             f" reads): {_sentence(self.sdk_runner)}",
             "",
-            "Corpora: " + "; ".join(
-                f"`{name}`, {about}" for name, (_, about) in self.corpora.items()) + ".",
+            "Corpora, each built at about "
+            + " and ".join(size_label(size) for size in settings.sizes) + ": "
+            + "; ".join(f"`{name}`, {about}" for name, (_, about) in self.corpora.items()) + ".",
             "",
             "Checked before timing: the orjson run gives the same final object as the json"
             f" run, and against {self.sdk}: {_sentence(self.same)} Timing: one complete"
-            " run, garbage collector off during it, best of"
-            f" {settings.rounds} rounds ({OURS} {settings.lane_repeat} run(s) per round,"
-            f" {self.sdk} one), contenders interleaved round by round. MB/s is 10⁶ bytes of"
-            f" input per second; the last column is the SDK's time divided by the side's.",
+            " run, garbage collector off during it; every side, the SDK too, runs once per"
+            " round, rounds interleaved, and keeps its best time (the Rounds column). MB/s is"
+            f" 10⁶ bytes of input per second; *vs {self.sdk}* is the SDK's time divided by"
+            f" the side's, within one size. The **{FLOOR}** is `SSEParser` over the same"
+            " reads and one `loads` of every payload that is a JSON object, nothing else (the"
+            " least a lane built on the parser does); *of the floor* is the floor's time with"
+            " the same `loads` divided by the lane's: the share of the floor's speed the lane"
+            " keeps while it also builds typed events, checks the stream and assembles the"
+            " final object.",
             "",
         ]
         if rows:
             lines += [
                 report.markdown_table(
-                    ["Corpus", "Events", "Bytes", "Side", "MB/s", "Events/s", f"vs {self.sdk}"],
-                    rows, "lrrlrrr",
+                    ["Corpus", "Size", "Events", "Bytes", "Side", "Rounds", "MB/s", "Events/s",
+                     f"vs {self.sdk}", "of the floor"],
+                    rows, "llrrlrrrrr",
                 ),
                 "",
             ]
@@ -261,7 +368,8 @@ class LaneBenchmark:
         else:
             lines += ["### Target", ""]
             for name, got in ratios.items():
-                target = f"- ≥ {TARGET:g}{TIMES} the {self.sdk} SDK on every corpus, with {name}: "
+                target = (f"- ≥ {TARGET:g}{TIMES} the {self.sdk} SDK on every corpus and size,"
+                          f" with {name}: ")
                 if not got:
                     lines.append(target + "**not measured** (see the mismatches)")
                     continue
@@ -269,6 +377,19 @@ class LaneBenchmark:
                 lines.append(
                     target + ("met" if ok else "**missed**") + " — "
                     + ", ".join(f"{corpus} {r:.1f}{TIMES}" for corpus, r in got)
+                )
+            lines.append("")
+        if not no_sdk or any(shares.values()):
+            if no_sdk:
+                lines += ["### Target", ""]
+            for name, got in shares.items():
+                if not got:
+                    continue
+                ok = all(r >= FLOOR_TARGET for _, r in got)
+                lines.append(
+                    f"- ≥ {FLOOR_TARGET:g} of the {FLOOR}'s speed on every corpus and size,"
+                    f" with {name}: " + ("met" if ok else "**missed**") + " — "
+                    + ", ".join(f"{corpus} {r:.2f}" for corpus, r in got)
                 )
             lines.append("")
         if problems:

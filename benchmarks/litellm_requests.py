@@ -1,18 +1,24 @@
-"""LiteLLM's request translation, timed in LiteLLM's own interpreter: the peer side of
+"""LiteLLM's request translation beside ours, in LiteLLM's interpreter: the peer side of
 ``benchmarks/bench_conversation.py``.
 
 LiteLLM is an optional benchmark peer with many dependencies of its own, so it
-lives in a separate virtual environment; ``bench_conversation`` runs this file
-with that environment's Python, hands it the Chat Completions bodies it
-translates itself (a JSON file), and reads the times back (JSON on stdout).
-It imports nothing of sse_engine.
+lives in a virtual environment of its own; ``bench_conversation`` runs this
+file with that environment's Python, hands it the Chat Completions bodies (a
+JSON file), and reads the times back (JSON on stdout). sse_engine is imported
+from this checkout (it needs only attrs), so both translations run in the
+same process, on the same heap, interleaved call by call: a process's memory
+state changes what a large body costs per message, so times from two
+processes would not compare.
 
-What is timed per body, as ``litellm.completion`` does before it sends a
-request: the OpenAI parameters mapped to the provider's
+What is timed per body, for LiteLLM as ``litellm.completion`` does before it
+sends a request: the OpenAI parameters mapped to the provider's
 (``map_openai_params``: tools, max tokens, temperature) and the messages
 transformed (Anthropic: ``AnthropicConfig.transform_request``; Gemini:
-``_transform_request_body``). LiteLLM changes the messages it is given, so
-each call gets its own copy, made outside the timed region.
+``_transform_request_body``); for sse_engine,
+``Conversation.from_body("chat", body).to_body(target, ...)``. LiteLLM
+changes the messages it is given, so each of its calls gets its own copy,
+made outside the timed region; one untimed call per target comes first
+(LiteLLM imports some of its modules on first use).
 
     python benchmarks/litellm_requests.py BODIES.json ROUNDS
 """
@@ -25,15 +31,19 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from litellm.llms.anthropic.chat.transformation import AnthropicConfig
 from litellm.llms.vertex_ai.gemini.transformation import _transform_request_body
 from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import (
     VertexGeminiConfig,
 )
+
+from sse_engine import Conversation
 
 CLAUDE = "claude-sonnet-4-5"
 GEMINI = "gemini-2.5-flash"
@@ -76,27 +86,53 @@ def _count(value: Any, keys: tuple[str, ...]) -> int:
     return found
 
 
+def ours(target: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def run(body: dict[str, Any]) -> dict[str, Any]:
+        return Conversation.from_body("chat", body).to_body(target, model="the-model").body
+
+    return run
+
+
+def _timed(fn: Callable[[dict[str, Any]], Any], body: dict[str, Any]) -> tuple[float, Any]:
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        written = fn(body)
+        return time.perf_counter() - t0, written
+    finally:
+        gc.enable()
+
+
 def main() -> None:
     path, rounds = sys.argv[1], int(sys.argv[2])
     with open(path, encoding="utf-8") as fh:
         bodies: dict[str, dict[str, Any]] = json.load(fh)
     out: dict[str, dict[str, Any]] = {}
+    for translate in TARGETS.values():
+        translate(copy.deepcopy(next(iter(bodies.values()))))  # warm: LiteLLM imports lazily
+    # What is alive now (LiteLLM's modules) out of the collector's reach, as
+    # benchmarks.timing does: the collection before each call stays cheap.
+    gc.collect()
+    gc.freeze()
     for size, body in bodies.items():
+        repeat = min(50, max(3, 2000 // int(size)))  # as bench_conversation's own
         for target, translate in TARGETS.items():
-            best = float("inf")
-            written: dict[str, Any] = {}
-            for _ in range(rounds):
-                mine = copy.deepcopy(body)
-                gc.collect()
-                gc.disable()
-                t0 = time.perf_counter()
-                written = translate(mine)
-                elapsed = time.perf_counter() - t0
-                gc.enable()
-                best = min(best, elapsed)
-            calls = _count(written, ("tool_use", "function_call", "functionCall"))
-            results = _count(written, ("tool_result", "function_response", "functionResponse"))
-            out[f"{size}:{target}"] = {"seconds": best, "calls": calls, "results": results}
+            best = {"litellm": float("inf"), "sse_engine": float("inf")}
+            theirs: Any = None
+            mine: Any = None
+            for _ in range(rounds * repeat):  # interleaved: a load spike hits both alike
+                seconds, theirs = _timed(translate, copy.deepcopy(body))
+                best["litellm"] = min(best["litellm"], seconds)
+                seconds, mine = _timed(ours(target), body)
+                best["sse_engine"] = min(best["sse_engine"], seconds)
+            calls = ("tool_use", "function_call", "functionCall")
+            results = ("tool_result", "function_response", "functionResponse")
+            out[f"{size}:{target}"] = {
+                **best,
+                "counts": [_count(theirs, calls), _count(theirs, results)],
+                "ours": [_count(mine, calls), _count(mine, results)],
+            }
     json.dump(out, sys.stdout)
 
 

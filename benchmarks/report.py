@@ -5,19 +5,29 @@ between ``<!-- section:NAME -->`` and ``<!-- /section:NAME -->``. A module
 rewrites only its own section, so one benchmark can be re-run without touching
 the others' figures. A section that is not in the file yet is put in its place
 in :data:`SECTION_ORDER` (at the end if its name is not listed).
+
+Every section is stamped (:func:`stamp`) with what it was measured on: the
+git revision (``+dirty`` when the working tree differs from it), the date the
+run started and the machine. One process has one stamp, so the sections of
+one ``python -m benchmarks.run`` carry the same one, and :func:`stamps` finds
+a section that came from another run.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import datetime as _dt
+import functools
+import gc
 import os
 import platform
+import pstats
 import re
 import subprocess
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "BENCHMARKS_MD",
@@ -26,10 +36,15 @@ __all__ = [
     "cpu_model",
     "git_revision",
     "load1",
+    "machine",
     "machine_lines",
     "markdown_table",
     "module_cli",
     "print_targets",
+    "profile_table",
+    "stamp",
+    "stamp_line",
+    "stamps",
     "target_lines",
     "update_section",
 ]
@@ -60,19 +75,63 @@ def cpu_model() -> str:
 
 
 def git_revision() -> str:
-    """Short commit of the working tree (with ``+dirty`` for uncommitted parser changes)."""
+    """Short commit of the working tree, with ``+dirty`` when any file differs from it.
+
+    The benchmark outputs (``docs/benchmarks.md``, ``docs/parser_peers.md``) do
+    not count: a run rewrites them.
+    """
     try:
         rev = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
             text=True, check=True, timeout=10,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "sse_engine"], cwd=REPO_ROOT,
-            capture_output=True, text=True, check=True, timeout=10,
+            ["git", "status", "--porcelain", "--", ".", ":!docs/benchmarks.md",
+             ":!docs/parser_peers.md"],
+            cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=10,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return rev + ("+dirty" if dirty else "")
+
+
+@functools.cache
+def stamp() -> str:
+    """What this process measures on: revision, the date it first asked, the machine.
+
+    Cached: every section written by one run gets the same stamp.
+    """
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"sse_engine {git_revision()}, {now}, {machine()}"
+
+
+def stamp_line() -> str:
+    """The stamp as a sentence, for the top of a section."""
+    return f"Measured on {stamp()}."
+
+
+_STAMP = re.compile(r"<!-- stamp: (.*?) -->")
+
+
+def stamps(path: Path = BENCHMARKS_MD) -> dict[str, str]:
+    """Section name -> the stamp it was written with, as the file says now."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    found = {}
+    for match in re.finditer(r"<!-- section:(\w+) -->(.*?)<!-- /section:\1 -->", text, re.DOTALL):
+        mark = _STAMP.search(match.group(2))
+        found[match.group(1)] = mark.group(1) if mark else "none"
+    return found
+
+
+def machine() -> str:
+    """The machine in a few words: CPU, usable cores, OS, Python."""
+    cpus = os.cpu_count() or 0
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = cpus
+    return (f"{cpu_model()} ({usable} of {cpus} CPUs), {platform.system()} {platform.release()},"
+            f" {platform.python_implementation()} {platform.python_version()}")
 
 
 def load1() -> float | None:
@@ -85,23 +144,13 @@ def load1() -> float | None:
 
 def machine_lines() -> list[str]:
     """Markdown bullet lines describing where and when the figures were taken."""
-    cpus = os.cpu_count() or 0
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        usable = cpus
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     try:
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     except (AttributeError, OSError):
         load = "unknown"
     return [
-        f"- Machine: {cpu_model()}, {usable} usable CPU(s) of {cpus}, "
-        f"{platform.system()} {platform.release()}",
-        f"- Python: {platform.python_implementation()} {platform.python_version()} "
-        f"({sys.executable})",
-        f"- Date: {now}; load average (1, 5, 15 min) when the section was written: {load}",
-        f"- sse_engine revision: {git_revision()}",
+        f"- {stamp_line()}",
+        f"- Load average (1, 5, 15 min) when the section was written: {load}",
     ]
 
 
@@ -120,7 +169,7 @@ def markdown_table(header: list[str], rows: list[list[str]], align: str = "") ->
 def update_section(name: str, body: str, path: Path = BENCHMARKS_MD) -> Path:
     """Write ``body`` as section ``name`` of ``path``, leaving other sections untouched."""
     start, end = f"<!-- section:{name} -->", f"<!-- /section:{name} -->"
-    block = f"{start}\n{body.strip()}\n{end}"
+    block = f"{start}\n<!-- stamp: {stamp()} -->\n{body.strip()}\n{end}"
     text = path.read_text(encoding="utf-8") if path.exists() else _DEFAULT_HEADER
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
     if pattern.search(text):
@@ -181,3 +230,38 @@ def print_targets(targets: Iterable[Target]) -> None:
     marks = {True: "met", False: "MISSED", None: "-"}
     for name, ok, evidence in targets:
         print(f"  [{marks[ok]}] {name}: {evidence}")
+
+
+def profile_table(fn: Callable[[Any], object], arg: Any, top: int = 10) -> str:
+    """Where ``fn(arg)`` spends its time: cProfile's functions by own time, as Markdown.
+
+    One run under cProfile, garbage collector off. cProfile adds a fixed cost to
+    every call it sees, so a path of many small calls looks heavier than it is:
+    the shares say where to look, the timed tables what it costs.
+    """
+    profiler = cProfile.Profile()
+    gc.disable()
+    try:
+        profiler.enable()
+        fn(arg)
+        profiler.disable()
+    finally:
+        gc.enable()
+    stats = pstats.Stats(profiler)
+    entries: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    total = sum(own for _, _, own, _, _ in entries.values()) or 1.0
+    rows = []
+    ranked = sorted(entries.items(), key=lambda kv: kv[1][2], reverse=True)
+    for (path, line, name), (_, calls, own, cumulative, _) in ranked[:top]:
+        where = name if path == "~" else f"{_short(path)}:{line} {name}"
+        rows.append([f"`{where}`", f"{calls:,}", f"{own / total:.0%}", f"{cumulative / total:.0%}"])
+    return markdown_table(["Function", "Calls", "Own time", "With callees"], rows, "lrrr")
+
+
+def _short(path: str) -> str:
+    """A profiled function's file, from the package or the standard library down."""
+    parts = Path(path).parts
+    for anchor in ("sse_engine", "benchmarks", "json"):
+        if anchor in parts:
+            return "/".join(parts[parts.index(anchor):])
+    return Path(path).name

@@ -18,10 +18,7 @@ whose name contains NAME.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import importlib
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -63,21 +60,27 @@ def _virtual() -> bool:
 
 def intro(seconds: float, quick: bool) -> str:
     """The top section of docs/benchmarks.md: what, where, when, how to reproduce."""
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        usable = os.cpu_count() or 1
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     kind = "a `--quick` smoke run" if quick else "the full run"
-    vm = ", a virtual machine" if _virtual() else ""
+    vm = " (a virtual machine)" if _virtual() else ""
+    others = {name: mark for name, mark in report.stamps().items()
+              if name != "intro" and mark != report.stamp()}
+    one_run = (
+        "Every section below was measured in this one run, on this revision."
+        if not others else
+        "**Not every section below comes from this run**: "
+        + "; ".join(f"`{name}` ({mark})" for name, mark in others.items()) + "."
+    )
     return f"""\
 What is measured:
 
 - **Parser**: `SSEParser` alone against the SSE decoders people use today (the
   openai and anthropic SDKs' own, httpx-sse, sseclient-py) on the same bytes:
-  three LLM-shaped corpora in 64 KiB, ragged 40-700 B and one-byte reads, and
-  single 1 MiB and 8 MiB events. Throughput in MB/s and the ratio to the
-  fastest peer.
+  three LLM-shaped corpora in four shapes each (LF only, an `id:` line before
+  every event, CRLF line endings, both) and every bundled capture, each at
+  about 10 KB and about 1 MB, in 64 KiB and ragged 40-700 B reads; one-byte
+  reads; single 1 MiB and 8 MiB events.
+  Throughput in MB/s and the ratio to the fastest peer (the target: at least
+  2\u00d7 on every corpus and capture row, or what bounds a row that misses).
 - **Parser against its baseline**: today's parser against the parser of an
   earlier revision, loaded from git, on the same reads in one process: the
   peer ratios move with the machine and the peers, this one only with us.
@@ -85,15 +88,21 @@ What is measured:
 - **Lanes**: the Chat Completions, Responses, Messages and Gemini lanes end to
   end (SSE parsing, JSON, typed events, snapshot, final object) against the
   official SDK's streaming path on the same ragged reads (google-genai's own
-  stream reading for Gemini), with stdlib `json` and with `orjson`. Throughput
-  and the ratio to the SDK; the target is at least 10\u00d7.
+  stream reading for Gemini), at about 10 KB and about 1 MB, with stdlib `json`
+  and with `orjson`, beside the *parse+json floor* (`SSEParser` and one
+  `loads` per JSON payload, nothing else). Throughput, the ratio to the SDK
+  (the target: at least 10\u00d7) and the lane's share of the floor's speed
+  (the target: at least 0.75).
 - **Parts**: what a `PartStream` costs on top of its lane on the lanes'
-  corpora (the target is at most 25%), and live tool input end to end: a
-  Messages stream with a 1 MB `write_file` input, its partial value read
-  after every event, against the anthropic SDK's `MessageStream` (the
-  target is at least 20\u00d7).
-- **Relay**: relayed MB/s for each of the nine pairings next to the source
-  lane alone; the target is at most 2\u00d7 the source lane's time.
+  corpora at both sizes (the target is at most 15%); live tool input end to
+  end: a Messages stream with a 10 KB and a 1 MB `write_file` input, its
+  partial value read after every event, against the anthropic SDK's
+  `MessageStream` (the target is at least 20\u00d7 at 1 MB); and the same
+  call in every format, the parts' cost per fragment over the lane (the
+  target is at most 15%).
+- **Relay**: relayed MB/s for each of the sixteen pairings, at both sizes,
+  next to the source lane alone; the target is at most 1.3\u00d7 the source
+  lane's time.
 - **Idle lane memory**: what one lane costs before any byte arrives
   (`tracemalloc`); the target is at most 2 KB.
 - **Partial JSON**: `PartialJSON` alone on 10 KB to 1 MB tool inputs in
@@ -110,12 +119,8 @@ What is measured:
   (`python -m benchmarks.bench_gateway` runs it alone; install `.[soak]`
   for every stack).
 
-Where and when:
-
-- Machine: {report.cpu_model()}, {usable} cores{vm}; {platform.system()} {platform.release()}
-- Python: {platform.python_implementation()} {platform.python_version()}
-- Date: {now}; sse_engine {report.git_revision()}
-- Runtime: {kind} of `python -m benchmarks.run` took {seconds / 60:.1f} min ({seconds:.0f} s)
+Where and when: {report.stamp()}{vm}. {one_run} The runtime of {kind} of
+`python -m benchmarks.run`: {seconds / 60:.1f} min ({seconds:.0f} s).
 
 Reproduce, from the repository root:
 
@@ -124,13 +129,16 @@ python -m pip install -e '.[bench,soak]' && python -m benchmarks.run
 ```
 
 `--quick` is a smoke run that writes nothing; `--only NAME` runs the modules
-whose name contains NAME.
+whose name contains NAME (and leaves the other sections, with their own
+stamps, as they were).
 
 The figures are ratios measured side by side in one run: every contender gets
-the same bytes cut into the same reads, the contenders take turns round by
-round, and each keeps its best time. The machine is a noisy shared one, so
-absolute MB/s move by 20-30% between runs; compare the ratios, and not the
-absolute figures across machines. Each section below says when it was measured.
+the same bytes cut into the same reads and the same number of timed runs, the
+contenders take turns round by round (A, B, A, B, ...), and each keeps its
+best time; a ratio is taken between two figures of one run and one size. The
+machine is a noisy shared one, so absolute MB/s move by 20-30% (more under
+load: each section gives the load average) between runs; compare the ratios,
+and not the absolute figures across machines.
 """
 
 

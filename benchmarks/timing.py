@@ -5,9 +5,10 @@
   ``gc.collect()`` before each timed call stays cheap.
 - :func:`time_once` times one call with ``time.perf_counter``, the collector
   collected first and disabled during the call.
-- :func:`best_of` interleaves contenders round by round (a load spike on a
-  shared machine then hits every contender alike) and keeps each one's best
-  time.
+- :func:`best_of` runs every contender the same number of times, interleaved
+  round by round (A, B, A, B, ...: a load spike on a shared machine then hits
+  every contender alike), and keeps each one's best time. Ratios are taken
+  between the best times of one call, never across calls or runs.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ __all__ = ["Contender", "best_of", "gc_frozen", "time_once"]
 
 T = TypeVar("T")
 
-#: ``(name, fn, repeat)``: ``fn(arg)`` is timed ``repeat`` times per round.
-Contender = tuple[str, Callable[[T], Any], int]
+#: ``(name, fn)``: ``fn(arg)`` is timed once per round.
+Contender = tuple[str, Callable[[T], Any]]
 
 
 @contextmanager
@@ -50,15 +51,14 @@ def time_once(fn: Callable[[T], Any], arg: T) -> float:
 
 
 def best_of(contenders: Sequence[Contender[T]], arg: T, rounds: int) -> dict[str, float]:
-    """Each contender's best time over ``rounds`` interleaved rounds.
+    """Each contender's best time over ``rounds`` rounds; a round runs each once, in turn.
 
-    A round runs every contender in turn, each ``repeat`` times (the fast ones
-    can run more often, so that they get a fair share of the round's time).
+    Every contender is timed exactly ``rounds`` times, so none gets more
+    chances at a quiet moment of the machine than another.
     """
-    best = {name: float("inf") for name, _, _ in contenders}
+    best = {name: float("inf") for name, _ in contenders}
     with gc_frozen():
         for _ in range(rounds):
-            for name, fn, repeat in contenders:
-                for _ in range(repeat):
-                    best[name] = min(best[name], time_once(fn, arg))
+            for name, fn in contenders:
+                best[name] = min(best[name], time_once(fn, arg))
     return best

@@ -41,7 +41,9 @@ import sys
 from typing import Literal, overload
 
 from sse_engine._errors import UsageError
+from sse_engine._parser_blocks import FEW, LONG_CRLF, LONG_TAIL, SPLIT, BlockParser
 from sse_engine._parser_lines import (
+    AFTER_CR,
     BOM,
     CLOSED,
     COLON,
@@ -51,10 +53,8 @@ from sse_engine._parser_lines import (
     Item,
     comment,
     new_event,
-    replaced,
     retry_value,
 )
-from sse_engine._parser_tail import TailParser
 from sse_engine._sse import Comment, ServerSentEvent
 
 __all__ = ["DEFAULT_MAX_EVENT_SIZE", "SSEParser"]
@@ -63,13 +63,22 @@ __all__ = ["DEFAULT_MAX_EVENT_SIZE", "SSEParser"]
 #: hundred KiB of base64 image data) yet small enough to stop a runaway peer.
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 
-#: An unfinished block this long is not searched again for blank lines when it
-#: ends (``str.split("\n\n")`` scans at about 1 ns a character).
-_LONG_TAIL = 1 << 16
 _CR = 13
+_LF = "\n"
+_NN = b"\n\n"
 
 
-class SSEParser(TailParser[Item]):
+def _as_bytes(data: bytes | bytearray | memoryview | str) -> bytes:
+    """``data`` as bytes; a str is a usage error (its encoding on the wire is unknown)."""
+    if isinstance(data, str):
+        raise UsageError(
+            "feed() takes bytes, not str: pass the raw body bytes "
+            "(the parser decodes UTF-8 itself)"
+        )
+    return bytes(data)
+
+
+class SSEParser(BlockParser[Item]):
     """An incremental, IO-free Server-Sent Events parser.
 
     Feed it bytes as they arrive; it returns the events completed by those bytes.
@@ -87,7 +96,7 @@ class SSEParser(TailParser[Item]):
     ends, so a keepalive sent as ``: keepalive`` + blank line arrives at once.
     """
 
-    __slots__ = ("_skip_lf",)
+    __slots__ = ("_few",)
 
     @overload
     def __init__(
@@ -110,8 +119,8 @@ class SSEParser(TailParser[Item]):
         if max_event_size is not None and max_event_size < 1:
             raise ValueError(f"max_event_size must be positive or None, not {max_event_size!r}")
         super().__init__(sys.maxsize if max_event_size is None else max_event_size, comments)
-        # A CR ended the last read: an LF starting the next one completes a CRLF.
-        self._skip_lf = False
+        # Complete blocks shorter than this are matched in feed() itself.
+        self._few = min(FEW, self._max)
 
     @property
     def last_event_id(self) -> str:
@@ -165,115 +174,123 @@ class SSEParser(TailParser[Item]):
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Item]:
         """Parse the next bytes of the stream; return the items they complete."""
-        if self._state is not OPEN:
-            self._raise_not_open()
-        if type(data) is not bytes:
-            if isinstance(data, str):
-                raise UsageError(
-                    "feed() takes bytes, not str: pass the raw body bytes "
-                    "(the parser decodes UTF-8 itself)"
-                )
-            data = bytes(data)
-        n = len(data)
-        self._bytes_fed += n
-        if self._skip_lf and n:
-            self._skip_lf = False
-            if data[0] == LF:
-                data = data[1:]
-                n -= 1
-                self._removed += 1
-        if not n:
-            self._bad_utf8 = None  # marks belong to the latest feed(), and this one read nothing
-            return []
-        if _CR in data:
-            if data[-1] == _CR:
-                self._skip_lf = True
-            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            self._removed += n - len(data)
+        items: list[Item] = []
+        if self._state is not OPEN or type(data) is not bytes or _CR in data:
+            data = self._lf_only(data, items)
             n = len(data)
-        tail = self._tail
-        # Where the last blank line is: after the last "\n\n" in this read, or
+        else:
+            n = len(data)
+            self._bytes_fed += n
+        tail: list[bytes] = self._tail
+        # Where the last blank line is: at the last "\n\n" in this read, or at
         # its first byte when that starts a line and is an LF.
         # A short read with no LF (one byte at a time) needs one memchr only.
-        last = 0 if n < 64 and LF not in data else data.rfind(b"\n\n") + 1
-        items: list[Item] = []
-        if not last and not (self._line_start and data[0] == LF):
+        last = -1 if n < 64 and LF not in data else data.rfind(b"\n\n")
+        if last < 0 and (not n or data[0] != LF or (tail and tail[-1][-1] != LF)):
+            if not n:
+                self._bad_utf8 = None  # marks belong to the latest feed(), and this one read none
+                return items
             tail.append(data)
             self._tail_size += n
-            self._line_start = data[-1] == LF
-            if tail[0][0] == COLON and LF in data:
-                self._take_comments(items)
-            if self._pending_size + self._tail_size > self._max:
-                self._count_tail(items)
+            if (tail[0][0] == COLON and LF in data) or (
+                self._pending_size + self._tail_size > self._max
+            ):
+                self._tail_grew(items)
             return items
-        if self._tail_size >= _LONG_TAIL:
-            blocks, raws, start = self._split_after_long_tail(data, last, items)
-            if raws is not None:
-                self._blocks_marked(blocks, raws, start, items)
-            sized = True
+        if last < 0 or self._tail_size >= LONG_TAIL:
+            self._read_blocks(data, last, items)
         else:
+            # The complete blocks, up to where the last blank line begins, behind
+            # a blank line: then every block follows "\n\n", as SPLIT reads them.
             if tail:
-                tail.append(data[: last + 1])
-                region = b"".join(tail)
-                tail.clear()
-                self._counter = None
+                region = b"".join((_NN, *tail, data[:last]))
+                self._tail = []  # a new list, not cleared: see TailParser._counter
             else:
-                region = data[: last + 1]
+                region = _NN + data[:last]
             text = region.decode("utf-8", "replace")
             if not self._started:  # _decode(), inlined on the hot path
                 self._started = True
-                if text[:1] == "\ufeff":
-                    text = text[1:]
-            blocks = text.split("\n\n")
-            # No block can be too large when all of them together are not.
-            sized = len(text) >= self._max
-            if not text.isascii() and "\ufffd" in text:  # O(1) for ASCII text
-                raws = replaced(region, blocks)
-                if raws is not None:  # the decoder replaced invalid bytes (rare): mark them
-                    start = self._bytes_fed - self._removed - n + last + 1 - len(region)
-                    self._blocks_marked(blocks, raws, start, items)
-        rest = data[last + 1 :]
-        self._tail_size = len(rest)
-        if rest:
-            tail.append(rest)
-            self._line_start = rest[-1] == LF
+                if text[2:3] == "\ufeff":
+                    text = "\n\n" + text[3:]
+            if len(text) < self._few and text.isascii() and not self._pending_size:
+                # A few blocks of ASCII (the usual network read). One block that
+                # is (an id line, an event line and) one data line is its event here.
+                if text.startswith("\n\ndata: "):  # data lines only (Chat Completions)
+                    if text.find(_LF, 2) < 0:
+                        items.append(new_event(ServerSentEvent, (
+                            "message", text[8:], self._id_buffer)))
+                    elif not self._data_blocks(text, items):
+                        self._parts(SPLIT(text), items)
+                else:
+                    parts = SPLIT(text)
+                    if parts[0]:  # blocks of other shapes first
+                        self._parts(parts, items)
+                    elif len(parts) == 4 and _LF not in parts[3]:
+                        _, ident, kind, value = parts
+                        if ident is not None:
+                            self._id_buffer = self._last_event_id = ident
+                        items.append(new_event(ServerSentEvent, (
+                            kind or "message", value, self._id_buffer)))
+                    else:
+                        self._split_blocks(parts, items)
+            else:
+                self._complete(region, text, n - last - 2, items)
+        # What follows the last blank line starts the next block (no block is
+        # pending now: the read's blocks all ended).
+        last += 2
+        if last < n:
+            rest = data[last:]
+            self._tail = [rest]
+            self._tail_size = n - last
+            if (rest[0] == COLON and LF in rest) or n - last > self._max:
+                self._tail_grew(items)
         else:
-            self._line_start = True
-        # The blocks: each is followed by a blank line, except the last piece,
-        # which is empty or a lone LF (an odd run of blank lines: one more).
-        odd = blocks.pop()
-        if self._pending_size and blocks:
-            # The first block began with comment lines taken earlier.
-            if self._block_size(blocks[0]) > self._max:
-                self._fail_block(blocks[0], items)
-            self._lines(blocks[0].split("\n"), items)
-            self._dispatch(items)
-            del blocks[0]
-        id_buffer = self._id_buffer
-        for block in blocks:
-            # A block's size is its length + 1 (its last terminator), but a
-            # leading LF is a blank line of its own, not part of the event.
-            if sized and len(block) + (block[:1] != "\n") > self._max:
-                self._fail_block(block, items)
-            if block[:6] == "data: " and "\n" not in block:
-                items.append(new_event(ServerSentEvent, ("message", block[6:], id_buffer)))
-                continue
-            if block[:7] == "event: ":
-                head, sep, value = block.partition("\ndata: ")
-                if sep and len(head) > 7 and "\n" not in head and "\n" not in value:
-                    items.append(new_event(ServerSentEvent, (head[7:], value, id_buffer)))
-                    continue
-            self._lines(block.split("\n"), items)
-            self._dispatch(items)
-            id_buffer = self._id_buffer
-        if odd:
-            self._dispatch(items)
-        if rest:
-            if rest[0] == COLON and LF in rest:
-                self._take_comments(items)
-            if self._pending_size + self._tail_size > self._max:
-                self._count_tail(items)
+            self._tail_size = 0
         return items
+
+    def _lf_only(self, data: bytes | bytearray | memoryview, items: list[Item]) -> bytes:
+        """A read as bytes whose lines end with LF only (it had CR in it, or the last
+        read ended with CR); raises when the parser is not open.
+
+        A CR that ends a read ends a line at once; an LF that starts the next
+        read is the rest of that CRLF, and is dropped. The complete blocks of a
+        long CRLF read go into ``items`` as they are (see ``_crlf_blocks``), and
+        the bytes after them are returned.
+        """
+        if self._state is not OPEN and self._state is not AFTER_CR:
+            self._raise_not_open()
+        if type(data) is not bytes:
+            data = _as_bytes(data)
+        if self._state is AFTER_CR and data:
+            self._state = OPEN
+            if data[0] == LF:
+                data = data[1:]
+                self._bytes_fed += 1
+                self._removed += 1
+        n = len(data)
+        self._bytes_fed += n
+        if _CR not in data:
+            return data
+        if data[-1] == _CR:
+            self._state = AFTER_CR
+        if n > LONG_CRLF:
+            first = data.find(b"\r\n\r\n")
+            last = data.rfind(b"\r\n\r\n")
+            if last + 4 == n:  # bytes must follow, for feed() to go on with
+                last = data.rfind(b"\r\n\r\n", 0, last + 3)
+            if last - first > LONG_CRLF:
+                return self._crlf_blocks(data, first, last, items)
+        lf = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        self._removed += n - len(lf)
+        return lf
+
+    def _tail_grew(self, items: list[Item]) -> None:
+        """What the unfinished block gives before it ends: comment lines that begin it,
+        or a failure when it grew past the limit."""
+        if self._tail[0][0] == COLON:
+            self._take_comments(items)
+        if self._pending_size + self._tail_size > self._max:
+            self._count_tail(items)
 
     def close(self) -> list[Item]:
         """Signal the end of the stream.

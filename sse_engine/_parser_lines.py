@@ -23,6 +23,7 @@ from sse_engine._errors import EventTooLarge, UsageError
 from sse_engine._sse import Comment, ServerSentEvent
 
 __all__ = [
+    "AFTER_CR",
     "BOM",
     "CLOSED",
     "COLON",
@@ -40,7 +41,9 @@ __all__ = [
 
 Item = TypeVar("Item", ServerSentEvent, ServerSentEvent | Comment)
 
-OPEN, CLOSED, FAILED = "open", "closed", "failed"
+# AFTER_CR: open, and the last read ended with CR (an LF first in the next one
+# is the rest of that CRLF).
+OPEN, AFTER_CR, CLOSED, FAILED = "open", "open after CR", "closed", "failed"
 BOM = b"\xef\xbb\xbf"
 LF, COLON = 10, 58  # ``10 in data`` is a memchr; ``b"\n" in data`` is ~10x slower
 _FFFD = b"\xef\xbf\xbd"  # U+FFFD itself, encoded: a replacement character the server sent

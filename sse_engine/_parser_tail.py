@@ -43,7 +43,6 @@ class TailParser(LineParser[Item]):
 
     __slots__ = (
         "_counter",
-        "_line_start",
         "_removed",
         "_started",
         "_tail",
@@ -60,11 +59,10 @@ class TailParser(LineParser[Item]):
         # decoded once, when its blank line comes.
         self._tail: list[bytes] = []
         self._tail_size = 0
-        # True when the next byte starts a line (the tail is empty or ends with LF).
-        self._line_start = True
         # Set only when the tail's byte count passes the limit: an incremental
-        # decoder and [pieces counted, characters], to count exactly, once each.
-        self._counter: tuple[codecs.IncrementalDecoder, list[int]] | None = None
+        # decoder and [pieces counted, characters, phase], to count exactly, once
+        # each, for the tail list it was made for (feed() starts a new list per block).
+        self._counter: tuple[codecs.IncrementalDecoder, list[int], list[bytes]] | None = None
 
     def _split_after_long_tail(
         self, data: bytes, last: int, items: list[Item]
@@ -81,7 +79,7 @@ class TailParser(LineParser[Item]):
         """
         tail = self._tail
         start = self._bytes_fed - self._removed - len(data) - self._tail_size
-        if self._line_start and data[0] == LF:
+        if data[0] == LF and tail[-1][-1] == LF:
             first = 0
             raw = b"".join(tail)
             end = len(raw) - 1
@@ -127,7 +125,6 @@ class TailParser(LineParser[Item]):
     def _clear_tail(self) -> None:
         self._tail.clear()
         self._tail_size = 0
-        self._line_start = True
         self._counter = None
 
     def _take_comments(self, items: list[Item]) -> None:
@@ -190,12 +187,14 @@ class TailParser(LineParser[Item]):
             # Comment lines after a BOM at the stream start are taken only now,
             # before failing (a tail that begins with ":" had them taken at once).
             self._take_comments(items)
-        if self._counter is None:
+        if self._counter is None or self._counter[2] is not self._tail:  # a new block
             # [pieces counted, characters, phase]: at the stream start a BOM
             # (phase 0) and then one blank line (phase 1) are not the event's.
             phase = 2 if self._started else 0
-            self._counter = (codecs.getincrementaldecoder("utf-8")("replace"), [0, 0, phase])
-        decoder, state = self._counter
+            self._counter = (
+                codecs.getincrementaldecoder("utf-8")("replace"), [0, 0, phase], self._tail
+            )
+        decoder, state, _ = self._counter
         tail = self._tail
         for piece in tail[state[0] :]:
             text = decoder.decode(piece)

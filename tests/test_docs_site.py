@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 
-@pytest.fixture(scope="module")
+# One build for the session's tests (a module fixture would build again when a
+# pytest-xdist worker runs other tests between them); the tests share a worker.
+@pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for module in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"):
         pytest.importorskip(module, reason="the docs tools are not installed")
@@ -38,6 +40,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.xdist_group("docs-site")
 def test_the_site_builds_strictly(site: Path) -> None:
     for page in ("index", "parser", "chat", "responses", "messages", "gemini", "transports", "cli",
                  "encoding", "from-sdks", "api", "benchmarks", "parser_peers", "conversation"):
@@ -47,6 +50,7 @@ def test_the_site_builds_strictly(site: Path) -> None:
     assert not (site / "examples").exists()
 
 
+@pytest.mark.xdist_group("docs-site")
 def test_the_api_page_documents_every_public_name(site: Path) -> None:
     html = (site / "api" / "index.html").read_text(encoding="utf-8")
     anchors = set(re.findall(r'id="(sse_engine\.[\w.]+)"', html))

@@ -123,10 +123,14 @@ def test_every_marker_is_honest() -> None:
 #: Where the blocks are written and mypy keeps its cache between runs (git ignores
 #: .mypy_cache). The files stay at the same paths from run to run: mypy's cache is
 #: keyed by module name, and would replay the errors of a same-named file elsewhere.
-WORK = ROOT / ".mypy_cache" / "doc_blocks"
+#: Each pytest-xdist worker has its own (gw0, gw1, ...; "main" without xdist), as
+#: workers write and delete the blocks at the same time.
+WORK = ROOT / ".mypy_cache" / "doc_blocks" / os.environ.get("PYTEST_XDIST_WORKER", "main")
 
 
-@pytest.fixture(scope="module")
+# Session scope, not module: with pytest-xdist a worker may run tests of other
+# modules between this module's, and a module fixture would be set up again.
+@pytest.fixture(scope="session")
 def block_files() -> dict[str, Path]:
     """Each block (but the excerpts) in its own file, by block id."""
     folder = WORK / "blocks"
@@ -159,7 +163,7 @@ def _syntax_error(path: Path) -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
     """mypy --strict's errors, by block id (or example script)."""
     cache = WORK / "cache"
@@ -186,6 +190,9 @@ def mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
     return errors
 
 
+# One mypy run checks every block: its tests stay on one pytest-xdist worker, which
+# runs the mypy_errors fixture once (spread over workers, each would run it).
+@pytest.mark.xdist_group("docs-mypy")
 @pytest.mark.parametrize("unit", CHECKED)
 def test_block_type_checks(unit: str, mypy_errors: dict[str, list[str]]) -> None:
     errors = mypy_errors[unit]

@@ -199,7 +199,16 @@ def expected_errors(code: str) -> set[tuple[int, str]]:
     return found
 
 
-@pytest.fixture(scope="module")
+#: mypy's cache for these runs, kept between them (git ignores .mypy_cache): the
+#: scripts are new files each run and are always checked, but sse_engine and the
+#: standard library are read from the cache when unchanged. One per pytest-xdist
+#: worker (gw0, gw1, ...; "main" without xdist).
+CACHE = ROOT / ".mypy_cache" / "typing" / os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+# Session scope, not module: with pytest-xdist a worker may run tests of other
+# modules between this module's, and a module fixture would run mypy again.
+@pytest.fixture(scope="session")
 def mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[int, str]]]:
     """One mypy run over every script: the (line, code) of each error, by file stem."""
     folder = tmp_path_factory.mktemp("typing")
@@ -208,7 +217,7 @@ def mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple
     env = {**os.environ, "MYPYPATH": str(ROOT)}  # this checkout's sse_engine
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-color-output",
-         "--show-error-codes", "--no-error-summary", "--cache-dir", str(folder / "cache"),
+         "--show-error-codes", "--no-error-summary", "--cache-dir", str(CACHE),
          *sorted(str(path) for path in folder.glob("*.py"))],
         cwd=folder, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
@@ -224,12 +233,16 @@ def mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple
     return errors
 
 
+# The tests that read the one mypy run stay on one pytest-xdist worker (spread over
+# workers, each would run mypy).
+@pytest.mark.xdist_group("typing-mypy")
 def test_correct_code_passes_and_is_typed_per_lane(
     mypy_errors: dict[str, set[tuple[int, str]]],
 ) -> None:
     assert mypy_errors.get("correct", set()) == set()
 
 
+@pytest.mark.xdist_group("typing-mypy")
 @pytest.mark.parametrize("name", [name for name in SCRIPTS if name != "correct"])
 def test_each_mistake_is_reported_where_it_is(
     name: str, mypy_errors: dict[str, set[tuple[int, str]]]
@@ -238,6 +251,7 @@ def test_each_mistake_is_reported_where_it_is(
     assert mypy_errors.get(name, set()) == expected_errors(code)
 
 
+@pytest.mark.xdist_group("typing-mypy")
 def test_the_package_itself_is_clean_under_the_same_flags(
     mypy_errors: dict[str, set[tuple[int, str]]],
 ) -> None:

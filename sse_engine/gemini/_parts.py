@@ -146,6 +146,9 @@ class GeminiParts(Translator):
         builder = self.builder
         ident = event.id or call_id(self._response_id, candidate, event.index)
         call, index = builder.call_start(ident, event.name, "function", candidate, raw=event.part)
+        if event.signature is not None:
+            # Named where it cannot go (a request to another format), as a body's extra field.
+            call.extra = {SIGNATURE_KEY: event.signature}
         arguments = json.dumps(event.args, ensure_ascii=False, separators=(",", ":"))
         builder.call_delta(call, arguments, index, candidate)
         builder.call_end(call, index, candidate, arguments, event.args)

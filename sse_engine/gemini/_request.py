@@ -32,6 +32,7 @@ The model and streaming are not in the body: they are in the URL.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -53,7 +54,6 @@ from sse_engine.conversation import (
     ToolChoice,
     ToolResult,
     at,
-    dumps,
     field,
     need_bool,
     need_dict,
@@ -138,9 +138,17 @@ def _result(part: Mapping[str, Any], path: str, place: str, calls: _Calls) -> To
         return ToolResult(call_id, response["output"], extra=extra)
     if response.keys() == {"error"} and type(response["error"]) is str:
         return ToolResult(call_id, response["error"], True, extra=extra)
-    text = dumps(response)
     extra["response"] = response  # the object itself, for a Gemini body
-    return ToolResult(call_id, "" if text is None else text, extra=extra)
+    return ToolResult(call_id, _text_of(response), extra=extra)
+
+
+def _text_of(response: Mapping[str, Any]) -> str:
+    """A response object as text for another format: JSON, keys sorted (an object's key
+    order is not meaning), "" when it cannot be written (nested too deeply)."""
+    try:
+        return json.dumps(response, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return ""
 
 
 def _call(part: Mapping[str, Any], path: str, place: str, calls: _Calls) -> ToolCall:
@@ -151,8 +159,10 @@ def _call(part: Mapping[str, Any], path: str, place: str, calls: _Calls) -> Tool
     args = opt_dict(call, "args", where)
     ident = given if given is not None else f"call_{place}"
     calls.open.append((name, ident))
-    # The part itself is the call's raw: its thoughtSignature goes back with it, to Gemini only.
-    return ToolCall(ident, name, "", {} if args is None else dict(args), done=True, raw=part)
+    # The part itself is the call's raw: its thoughtSignature goes back with it, to Gemini
+    # only; the part's other fields are its extra, so that another format names them.
+    return ToolCall(ident, name, "", {} if args is None else dict(args), done=True, raw=part,
+                    extra=_rest(part, {CALL}))
 
 
 def _text(part: Mapping[str, Any], path: str) -> list[Content]:
@@ -243,7 +253,9 @@ def _tool_choice(value: Any, settings: Settings) -> bool:
         return False
     mode = calling.get("mode")
     names = calling.get("allowedFunctionNames")
-    if mode not in _MODES or not calling.keys() <= {"mode", "allowedFunctionNames"}:
+    if type(mode) is not str or mode not in _MODES or not calling.keys() <= {
+        "mode", "allowedFunctionNames"
+    }:
         return False
     if names is None:
         settings.tool_choice = ToolChoice(_MODES[mode])  # type: ignore[arg-type]
@@ -260,7 +272,8 @@ def _thinking(value: Any, settings: Settings, rest: dict[str, Any]) -> None:
         return
     budget = value.get("thinkingBudget")
     budget = budget if type(budget) is int else None
-    level = EFFORTS.get(value.get("thinkingLevel"))  # type: ignore[arg-type]
+    word = value.get("thinkingLevel")
+    level = EFFORTS.get(word) if type(word) is str else None
     if budget is None and level is None:
         rest["thinkingConfig"] = value
         return

@@ -175,7 +175,8 @@ _CHOICE_KEYS: Final = frozenset({"type", "disable_parallel_tool_use"})
 
 
 def _tool_choice(value: Any, settings: Settings) -> bool:
-    if not isinstance(value, Mapping) or value.get("type") not in _CHOICES:
+    kind = value.get("type") if isinstance(value, Mapping) else None
+    if type(kind) is not str or kind not in _CHOICES:  # a list is no key of a table
         return False
     mode = _CHOICES[value["type"]]
     known = {"type", "disable_parallel_tool_use", "name"} if mode == "tool" else _CHOICE_KEYS
@@ -195,7 +196,9 @@ def _thinking(value: Any, settings: Settings, extra: dict[str, Any]) -> None:
     if isinstance(value, Mapping) and value.get("type") == "enabled" and (
         type(value.get("budget_tokens")) is int
     ):
-        settings.reasoning = Reasoning(budget_tokens=value["budget_tokens"])
+        # output_config.effort may have come first: the key order of a body is not meaning.
+        effort = settings.reasoning.effort if settings.reasoning else None
+        settings.reasoning = Reasoning(effort, value["budget_tokens"])
         rest = _rest(value, frozenset({"type", "budget_tokens"}))
         if rest:
             extra["thinking"] = rest

@@ -465,7 +465,7 @@ def test_colour_only_on_a_terminal_and_without_no_color(
         (b"\n\n  \n", "empty input"),
         (bytes(range(256)) * 4, "binary data, not a text event stream (a NUL byte at offset 0)"),
         ("\ufffd".encode() * 10 + b"\xff\xfe" * 200, "binary data"),
-        (gzip.compress(b"data: {}\n\n"), "gzip-compressed data"),
+        (gzip.compress(b"data: {}\n\n", mtime=0), "gzip-compressed data"),
         (b"Hello,\nthis is prose, not a stream.\n", "not an event stream: no SSE event"),
         (b'{"id": "c1", "object": "chat.completion"}', "a JSON object, not an event stream"),
         (b"[1, 2, 3]", "a JSON list, not an event stream"),

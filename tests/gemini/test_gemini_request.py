@@ -7,15 +7,18 @@ every body drawn (tests/gemini_bodies.py) and every body written.
 from __future__ import annotations
 
 import base64
+from importlib.resources import files
 from typing import Any
 
+import pytest
 from gemini_bodies import gemini_bodies
 from hypothesis import HealthCheck, given, settings
 from request_bodies import aside
 from sdk_oracle import validate
+from wire_turns import render, turn_specs
 
-from sse_engine import Conversation, Message, Text, Tool, ToolResult
-from sse_engine.parts import ReasoningBlock, ToolCall
+from sse_engine import Conversation, GeminiLane, Message, Text, Tool, ToolResult
+from sse_engine.parts import PartStream, ReasoningBlock, ToolCall
 
 ROUND_TRIP = settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -70,8 +73,8 @@ def test_a_gemini_body_read() -> None:
     # Into Anthropic: the call and its result, not Gemini's thinking or its signature
     # (nor a temperature: the anthropic SDK's types have none).
     claude = conversation.to_body("messages", model="claude-x")
-    assert claude.dropped == ("messages[1].content[0]", "settings.temperature",
-                              "settings.extra.gemini.generationConfig")
+    assert claude.dropped == ("messages[1].content[0]", "messages[1].content[1].thoughtSignature",
+                              "settings.temperature", "settings.extra.gemini.generationConfig")
     assert SIG not in str(claude.body)
     assert claude.body["messages"][1]["content"] == [
         {"type": "tool_use", "id": "call_1_1", "name": "get_weather", "input": {"city": "Paris"}}]
@@ -115,3 +118,40 @@ def test_another_formats_turn_into_gemini() -> None:
         ],
     }
     validate("gemini", rendered.body)
+
+
+GEMINI_CAPTURES = sorted(
+    p.name for p in (files("sse_engine") / "captures").iterdir()
+    if p.name.startswith("gemini_") and p.name.endswith(".sse")
+)
+
+
+def _appended(data: bytes) -> tuple[Any, dict[str, Any] | None]:
+    stream = PartStream(GeminiLane())
+    stream.feed(data)
+    stream.close()
+    conversation = Conversation([Message("user", [Text("Hi")])])
+    conversation.append(stream.turn)
+    rendered = conversation.to_body("gemini", model=None)
+    validate("gemini", rendered.body)
+    assert rendered.dropped == ()
+    candidates = stream.lane.snapshot.to_api().get("candidates") or [{}]
+    return rendered.body["contents"][1:], candidates[0].get("content")
+
+
+@pytest.mark.parametrize("capture", GEMINI_CAPTURES)
+def test_a_streamed_turn_goes_back_as_the_merged_response_has_it(capture: str) -> None:
+    # Signatures on the parts they came on: the thought parts, the text after hidden
+    # thinking, each function call.
+    written, merged = _appended((files("sse_engine") / "captures" / capture).read_bytes())
+    assert written == [{"role": "model", "parts": (merged or {}).get("parts", [])}]
+
+
+@ROUND_TRIP
+@given(turn_specs())
+def test_any_streamed_gemini_turn_goes_back_as_its_parts(spec: Any) -> None:
+    written, merged = _appended(render("gemini", spec))
+    parts = (merged or {}).get("parts", [])
+    if spec.ending in ("error", "truncated") and parts and parts[-1].get("thought"):
+        parts = parts[:-1]  # thinking cut off by the end: no block, nothing to send back
+    assert written == [{"role": "model", "parts": parts}]

@@ -112,3 +112,28 @@ def test_feeding_str_is_a_usage_error() -> None:
     else:
         raise AssertionError("feed(str) did not raise")
     assert parser.feed(b"data: x\n\n") == [ServerSentEvent("message", "x", "")]
+
+
+_CRLF_BLOCK = st.tuples(
+    st.sampled_from([b"", b"id: 7\r\n", b"id: \xff\r\n"]),
+    st.sampled_from([b"", b"event: e\r\n", b": \xe9 c\r\n"]),
+    st.lists(st.sampled_from([b"x" * 300, b"\xff", b"\xe2\x82", "é€".encode(), b"\r", b"\n"]),
+             max_size=6).map(b"".join),
+).map(lambda parts: parts[0] + parts[1] + b"data: " + parts[2] + b"\r\n\r\n")
+
+
+@settings(FUZZ, max_examples=80)
+@given(blocks=st.lists(_CRLF_BLOCK, min_size=1, max_size=30), cuts=CUTS, comments=st.booleans())
+def test_long_crlf_reads_mark_where_their_lf_form_does(
+    blocks: list[bytes], cuts: list[int], comments: bool
+) -> None:
+    """A long CRLF read has its middle blocks read without turning CRLF to LF (the
+    bytes before and after them are turned): the items and marks are those of the
+    same stream with LF line ends (offsets count a CRLF as one byte), whatever the reads."""
+    stream = b"data: first\r\n\r\n" + b"".join(blocks) * 6 + b"data: unfinished"
+    normalised = stream.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    expected = marks_of([normalised], comments=comments)
+    assert marks_of([stream], comments=comments) == expected
+    items, marks = marks_of(split(stream, cuts), comments=comments)
+    assert items == expected[0]
+    assert sum(c for *_, c in marks) == sum(c for *_, c in expected[1])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sse_engine import ChatCompletionsLane, Lane, MessagesLane
+from sse_engine import ChatCompletionsLane, Lane, MessagesLane, ResponsesLane
 from sse_engine.parts import MessageItemStart, Part, PartStream, ToolCallStart
 
 CAPTURES = files("sse_engine") / "captures"
