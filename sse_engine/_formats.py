@@ -23,13 +23,55 @@ from typing import Any, final
 
 import attrs
 
-__all__ = ["FORMATS", "Recognizer", "WireFormat", "format_of", "register_format"]
+__all__ = ["FORMATS", "Endpoint", "Recognizer", "WireFormat", "format_of", "register_format"]
 
 #: Says why an SSE event is of a format, as a short phrase ("object
 #: chat.completion.chunk"), or None when it is not. It is given the ``event:``
 #: name and the data decoded as JSON (the command line's detector gives data
 #: that is not JSON as its stripped text, so that a sentinel like ``[DONE]`` tells).
 Recognizer = Callable[[str, Any], str | None]
+
+
+@final
+@attrs.frozen
+class Endpoint:
+    """How a format's API is called over HTTP, besides its bodies: what a gateway needs
+    to call it as an upstream and to read what its clients ask.
+
+    - ``key_header``: the header that carries an API key (``authorization``).
+    - ``key_prefix``: written before the key in that header (``Bearer ``).
+    - ``fixed_headers``: headers every request carries (an API version).
+    - ``stream_query``: the query a streamed request's path takes (``?alt=sse``).
+    - ``stream_flag``: the body's boolean that asks for a stream (``stream``);
+      None when the format's ``paths`` are stream paths and the body says
+      nothing of it.
+    - ``stream_fields``: what a streamed request's body gets unless it says
+      otherwise, for the stream to carry all the final object would (Chat
+      Completions sends usage only when asked).
+    """
+
+    key_header: str
+    key_prefix: str = ""
+    fixed_headers: tuple[tuple[str, str], ...] = ()
+    stream_query: str = ""
+    stream_flag: str | None = "stream"
+    stream_fields: tuple[tuple[str, Any], ...] = ()
+
+    def headers(self, key: str | None) -> dict[str, str]:
+        """The headers of a request to the API: the fixed ones, and ``key`` (None: no key)."""
+        headers = dict(self.fixed_headers)
+        if key is not None:
+            headers[self.key_header] = self.key_prefix + key
+        return headers
+
+    def streamed(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` with the :attr:`stream_fields` it does not set (a new dict when any)."""
+        missing = [(key, value) for key, value in self.stream_fields if key not in body]
+        return {**body, **dict(missing)} if missing else body
+
+    def wants_stream(self, body: Mapping[str, Any]) -> bool:
+        """Whether a request with ``body``, on one of the format's paths, asks for a stream."""
+        return self.stream_flag is None or body.get(self.stream_flag) is True
 
 
 @final
@@ -56,6 +98,8 @@ class WireFormat:
     - ``paths``: the HTTP paths the API serves its streams on.
     - ``request``: its request bodies to and from the format-neutral
       conversation (None while the format has no request codec).
+    - ``endpoint``: how its API is called over HTTP (:class:`Endpoint`: the
+      key's header, a stream's query), for the gateway; None: not known.
     """
 
     name: str
@@ -68,6 +112,7 @@ class WireFormat:
     recognize_error: Recognizer
     paths: tuple[str, ...] = ()
     request: Any = None
+    endpoint: Endpoint | None = None
 
 
 class _Registry(Mapping[str, WireFormat]):

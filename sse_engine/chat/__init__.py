@@ -45,6 +45,7 @@ from sse_engine.chat._snapshot import (
 )
 from sse_engine.chat._wire import (
     COMPLETE_FINISH_REASONS,
+    ENDPOINT,
     INCOMPLETE_FINISH_REASONS,
     PATHS,
     recognize,
@@ -90,6 +91,7 @@ register_format(
         recognize_error=recognize_error,
         paths=PATHS,
         request=CODEC,
+        endpoint=ENDPOINT,
     )
 )
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from sse_engine._openai import openai_error
+import attrs
+
+from sse_engine._openai import OPENAI_ENDPOINT, openai_error
 from sse_engine.parts import FinishReason, Usage, count_tokens
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "DETAILS_KEY",
     "DONE",
     "DONE_FRAME",
+    "ENDPOINT",
     "FINISH_REASONS",
     "INCOMPLETE_FINISH_REASONS",
     "PATHS",
@@ -41,6 +44,12 @@ DONE: Final = "[DONE]"
 DONE_FRAME: Final = b"data: [DONE]\n\n"
 #: Where the API serves its streams.
 PATHS: Final = ("/v1/chat/completions",)
+
+#: How the API is called: OpenAI's, and a streamed request asks for the usage chunk
+#: (without ``include_usage`` a stream carries no usage at all).
+ENDPOINT: Final = attrs.evolve(
+    OPENAI_ENDPOINT, stream_fields=(("stream_options", {"include_usage": True}),)
+)
 
 #: ``finish_reason`` -> the unified reason (any other is ``other``).
 FINISH_REASONS: Final[Mapping[str, FinishReason]] = {

@@ -4,7 +4,8 @@ This module builds the argument parser and dispatches; each command lives in
 its own module: ``parse`` (``_parse.py``: raw SSE events as JSON lines),
 ``inspect`` (``_inspect.py``: a capture through its lane, after ``_detect.py``
 named the lane; rendered by ``_render.py``), ``demo`` (``_demo.py``) and
-``bench`` (``_bench.py``). Input files and the bundled captures are read by
+``bench`` (``_bench.py``), ``gateway`` (``_gateway.py``: the flags of
+``sse_engine.gateway``). Input files and the bundled captures are read by
 ``_input.py``. See ``docs/cli.md``.
 """
 
@@ -21,6 +22,7 @@ from sse_engine._errors import SSEEngineError
 from sse_engine.cli import _inspect, _parse
 from sse_engine.cli._bench import run_bench
 from sse_engine.cli._demo import run_demo
+from sse_engine.cli._gateway import add_gateway
 from sse_engine.cli._input import bundled_capture
 from sse_engine.cli._render import Style, terminal_width, use_color
 
@@ -147,6 +149,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
     bench.set_defaults(handler=_bench_command)
+
+    add_gateway(commands)
     return cli
 
 

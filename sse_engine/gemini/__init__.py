@@ -39,6 +39,7 @@ from sse_engine.gemini._snapshot import CandidateSnapshot, GeminiSnapshot
 from sse_engine.gemini._wire import (
     BLOCK_REASONS,
     COMPLETED_FINISH_REASONS,
+    ENDPOINT,
     FAILED_FINISH_REASONS,
     INCOMPLETE_FINISH_REASONS,
     PATHS,
@@ -82,6 +83,7 @@ register_format(
         recognize_error=recognize_error,
         paths=PATHS,
         request=CODEC,
+        endpoint=ENDPOINT,
     )
 )
 

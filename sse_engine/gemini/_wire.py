@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from sse_engine._formats import Endpoint
 from sse_engine._outcome import StreamError
 from sse_engine.parts import FinishReason, Usage, count_tokens
 
@@ -23,6 +24,7 @@ __all__ = [
     "CALL_KEY",
     "CITATION_FIELDS",
     "COMPLETED_FINISH_REASONS",
+    "ENDPOINT",
     "FAILED_FINISH_REASONS",
     "FINISH_REASONS",
     "INCOMPLETE_FINISH_REASONS",
@@ -51,6 +53,10 @@ PATHS: Final = (
     "/v1beta/models/{model}:streamGenerateContent",
     "/v1/models/{model}:streamGenerateContent",
 )
+
+#: How the API is called: the key in ``x-goog-api-key``; a stream path takes
+#: ``alt=sse`` (without it the stream is one JSON array) and its body has no flag.
+ENDPOINT: Final = Endpoint(key_header="x-goog-api-key", stream_query="?alt=sse", stream_flag=None)
 
 #: The top-level keys of a ``GenerateContentResponse`` (what ``recognize`` knows it by).
 RESPONSE_KEYS: Final = frozenset(

@@ -38,7 +38,7 @@ from sse_engine.messages._lane import MessagesLane
 from sse_engine.messages._parts import MessagesParts
 from sse_engine.messages._request import CODEC
 from sse_engine.messages._snapshot import ContentBlock, MessageSnapshot
-from sse_engine.messages._wire import PATHS, recognize, recognize_error
+from sse_engine.messages._wire import ENDPOINT, PATHS, recognize, recognize_error
 
 __all__ = [
     "BlockDelta",
@@ -76,6 +76,7 @@ register_format(
         recognize_error=recognize_error,
         paths=PATHS,
         request=CODEC,
+        endpoint=ENDPOINT,
     )
 )
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from sse_engine._formats import Endpoint
 from sse_engine._outcome import StreamError
 from sse_engine.parts import FinishReason, Usage, count_tokens
 
 __all__ = [
     "COMPLETED_STOP_REASONS",
+    "ENDPOINT",
     "FRAME_TYPES",
     "INCOMPLETE_STOP_REASONS",
     "PATHS",
@@ -37,6 +39,11 @@ __all__ = [
 
 #: Where the API serves its streams.
 PATHS: Final = ("/v1/messages",)
+
+#: How the API is called: the key in ``x-api-key``, the API version on every request.
+ENDPOINT: Final = Endpoint(
+    key_header="x-api-key", fixed_headers=(("anthropic-version", "2023-06-01"),)
+)
 
 #: The frame types of the Messages stream (what ``recognize`` knows it by).
 FRAME_TYPES: Final = frozenset(

@@ -132,16 +132,16 @@ class PartBuilder:
         loads: Callable[[str], Any],
         warn: Callable[[str, str], None],
         partial_strings: bool = False,
-        lean: bool = False,
         format: str | None = None,
+        lean: bool = False,
     ) -> None:
         self.loads = loads
         self.warn = warn
         self.partial_strings = partial_strings
-        self.lean = lean
         self.format = format
+        self.lean = lean
         self.out: list[Part] = []
-        self.turns: dict[int, Turn] = {0: Turn(lean=lean, format=format)}
+        self.turns: dict[int, Turn] = {0: Turn(format=format, lean=lean)}
         #: The lowest choice index seen: its turn is the one a Finish part speaks for.
         self._first = 0
         self.finished = False
@@ -156,7 +156,7 @@ class PartBuilder:
         turn = self.turns.get(choice)
         if turn is None:
             turn = self.turns[choice] = Turn(
-                self._id, self._model, choice=choice, lean=self.lean, format=self.format
+                self._id, self._model, choice=choice, format=self.format, lean=self.lean
             )
             turn.usage = self.turns[self._first].usage
             if choice < self._first:
@@ -443,7 +443,7 @@ class PartBuilder:
     def restart(self, reason: str) -> None:
         """The stream replays from the start: a Restart part, and the turns begin again."""
         self.out.append(Restart(reason))
-        self.turns = {0: Turn(lean=self.lean, format=self.format)}
+        self.turns = {0: Turn(format=self.format, lean=self.lean)}
         self._first = 0
         self._pieces = {}
         self._blocks = {}

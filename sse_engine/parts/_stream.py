@@ -69,7 +69,7 @@ class PartStream(Generic[L]):
         self.lean = lean
         # Warnings found here (invalid tool input) join the lane's own, located like them.
         self._builder = PartBuilder(
-            lane.json_loads, lane.add_warning, partial_strings, lean, row.name
+            lane.json_loads, lane.add_warning, partial_strings, format=row.name, lean=lean
         )
         self._translator = kind(lane, self._builder)
 

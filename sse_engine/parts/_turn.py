@@ -303,17 +303,17 @@ class Turn(_ByValue):
     the answer cites (:class:`~sse_engine.parts.Citation` parts), and a call
     the server ran carries its result (:attr:`ToolCall.result`).
 
-    A ``lean`` turn (``PartStream(lane, lean=True)``) keeps none of its text,
-    reasoning or refusal: each was passed on as a part and is not kept, so
-    the turn's size does not grow with the stream's; ``text``, ``reasoning``
-    and ``refusal`` read ``""``, and :meth:`length` still counts them.
-
     ``format`` is the name of the wire format the turn was read from
     (``"messages"``, ...; ``sse_engine.FORMATS``), None for a turn made by
     hand: whose opaque reasoning data (signatures, encrypted content) this
     is, which only that format takes back. ``message_id`` is the provider's
     id for the turn's message (a Responses ``message`` item's, the first one
     when there are several), None elsewhere. Neither takes part in equality.
+
+    A ``lean`` turn (``PartStream(lane, lean=True)``) keeps none of its text,
+    reasoning or refusal: each was passed on as a part and is not kept, so
+    the turn's size does not grow with the stream's; ``text``, ``reasoning``
+    and ``refusal`` read ``""``, and :meth:`length` still counts them.
     """
 
     __slots__ = (
@@ -351,9 +351,9 @@ class Turn(_ByValue):
         choice: int = 0,
         raw_finish_reason: str | None = None,
         reasoning_blocks: list[ReasoningBlock] | None = None,
-        lean: bool = False,
         format: str | None = None,
         message_id: str | None = None,
+        lean: bool = False,
     ) -> None:
         self.id = id
         self.format = format

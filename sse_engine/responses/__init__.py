@@ -21,6 +21,7 @@ resume recipe.
 from __future__ import annotations
 
 from sse_engine._formats import WireFormat, register_format
+from sse_engine._openai import OPENAI_ENDPOINT
 from sse_engine._public import publish as _publish
 from sse_engine.responses._emit import ResponsesEmitter
 from sse_engine.responses._events import (
@@ -116,6 +117,7 @@ register_format(
         recognize_error=recognize_error,
         paths=PATHS,
         request=CODEC,
+        endpoint=OPENAI_ENDPOINT,
     )
 )
 
