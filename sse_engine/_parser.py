@@ -221,21 +221,27 @@ class SSEParser(BlockParser[Item]):
                 self._started = True
                 if text[2:3] == "\ufeff":
                     text = "\n\n" + text[3:]
-            if len(text) < self._few and text.isascii() and not self._pending_size:
-                # A few blocks of ASCII (the usual network read), read here without
-                # a call: a block that is (an id line, an event line and) one data
-                # line is its event.
+            if len(text) < self._few and not self._pending_size and (
+                text.isascii() or "\ufffd" not in text  # O(1) for ASCII text
+            ):
+                # A few blocks with no invalid UTF-8 (the usual network read), read
+                # here without a call: a block that is (an id line, an event line
+                # and) one data line is its event.
                 if text.startswith("\n\ndata: "):  # data lines only (Chat Completions)
-                    values = text.split("\n\ndata: ")
-                    # Each separator holds two LFs: one more is a line of its own.
-                    if text.count(_LF) == 2 * len(values) - 2:
-                        id_buffer = self._id_buffer
-                        del values[0]
-                        for value in values:
-                            items.append(new_event(ServerSentEvent, (
-                                "message", value, id_buffer)))
+                    if text.find(_LF, 2) < 0:  # one block
+                        items.append(new_event(ServerSentEvent, (
+                            "message", text[8:], self._id_buffer)))
                     else:
-                        self._parts(SPLIT(text), items)
+                        values = text.split("\n\ndata: ")
+                        # Each separator holds two LFs: one more is a line of its own.
+                        if text.count(_LF) == 2 * len(values) - 2:
+                            id_buffer = self._id_buffer
+                            del values[0]
+                            for value in values:
+                                items.append(new_event(ServerSentEvent, (
+                                    "message", value, id_buffer)))
+                        else:
+                            self._parts(SPLIT(text), items)
                 else:
                     parts = SPLIT(text)
                     if parts[0]:  # blocks of other shapes first
