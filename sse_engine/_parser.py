@@ -175,8 +175,17 @@ class SSEParser(BlockParser[Item]):
     def feed(self, data: bytes | bytearray | memoryview) -> list[Item]:
         """Parse the next bytes of the stream; return the items they complete."""
         items: list[Item] = []
-        if self._state is not OPEN or type(data) is not bytes or _CR in data:
+        if self._state is not OPEN or type(data) is not bytes:
             data = self._lf_only(data, items)
+            n = len(data)
+        elif _CR in data:
+            n = len(data)
+            if n > LONG_CRLF or data[-1] == _CR:
+                data = self._lf_only(data, items)
+            else:  # a short CRLF read: turned to LF here, without the call
+                self._bytes_fed += n
+                data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+                self._removed += n - len(data)
             n = len(data)
         else:
             n = len(data)
@@ -212,27 +221,47 @@ class SSEParser(BlockParser[Item]):
                 self._started = True
                 if text[2:3] == "\ufeff":
                     text = "\n\n" + text[3:]
-            if len(text) < self._few and text.isascii() and not self._pending_size:
-                # A few blocks of ASCII (the usual network read). One block that
-                # is (an id line, an event line and) one data line is its event here.
+            if len(text) < self._few and not self._pending_size and (
+                text.isascii() or "\ufffd" not in text  # O(1) for ASCII text
+            ):
+                # A few blocks with no invalid UTF-8 (the usual network read), read
+                # here without a call: a block that is (an id line, an event line
+                # and) one data line is its event.
                 if text.startswith("\n\ndata: "):  # data lines only (Chat Completions)
-                    if text.find(_LF, 2) < 0:
+                    if text.find(_LF, 2) < 0:  # one block
                         items.append(new_event(ServerSentEvent, (
                             "message", text[8:], self._id_buffer)))
-                    elif not self._data_blocks(text, items):
-                        self._parts(SPLIT(text), items)
+                    else:
+                        values = text.split("\n\ndata: ")
+                        # Each separator holds two LFs: one more is a line of its own.
+                        if text.count(_LF) == 2 * len(values) - 2:
+                            id_buffer = self._id_buffer
+                            del values[0]
+                            for value in values:
+                                items.append(new_event(ServerSentEvent, (
+                                    "message", value, id_buffer)))
+                        else:
+                            self._parts(SPLIT(text), items)
                 else:
                     parts = SPLIT(text)
                     if parts[0]:  # blocks of other shapes first
                         self._parts(parts, items)
-                    elif len(parts) == 4 and _LF not in parts[3]:
-                        _, ident, kind, value = parts
-                        if ident is not None:
-                            self._id_buffer = self._last_event_id = ident
-                        items.append(new_event(ServerSentEvent, (
-                            kind or "message", value, self._id_buffer)))
                     else:
-                        self._split_blocks(parts, items)
+                        id_buffer = self._id_buffer
+                        i, end = 1, len(parts)
+                        while i < end:
+                            value = parts[i + 2]
+                            if _LF in value:  # more lines, or blocks of other shapes after
+                                self._id_buffer = self._last_event_id = id_buffer
+                                self._split_blocks(parts[i - 1 :], items)
+                                break
+                            if parts[i] is not None:
+                                id_buffer = parts[i]
+                            items.append(new_event(ServerSentEvent, (
+                                parts[i + 1] or "message", value, id_buffer)))
+                            i += 3
+                        else:
+                            self._id_buffer = self._last_event_id = id_buffer
             else:
                 self._complete(region, text, n - last - 2, items)
         # What follows the last blank line starts the next block (no block is

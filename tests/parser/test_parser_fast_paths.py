@@ -180,6 +180,48 @@ def test_crlf_at_every_read_boundary() -> None:
         assert (events, parser.last_event_id) == whole, cut
 
 
+# A short read (the usual network read) holds a few blocks, which feed() reads itself: a
+# block that is not one line (or blocks of other shapes after one) in the middle of them
+# goes the per-line way from there on; the blocks before it are already events.
+_SHORT_READS = {
+    "data blocks, a two-line one between": b"data: 1\n\ndata: 2\ndata: 3\n\ndata: 4\n\n",
+    "data blocks, a comment block after": b"data: 1\n\ndata: 2\n\n: c\n\ndata: 4\n\n",
+    "typed blocks, a two-line one between": (
+        b"event: a\ndata: 1\n\nid: 7\nevent: b\ndata: 2\ndata: 3\n\nevent: c\ndata: 4\n\n"
+    ),
+    "ids, then a retry block, then ids": (
+        b"id: 1\ndata: a\n\nid: 2\ndata: b\nretry: 9\n\nid: 3\ndata: c\n\ndata: d\n\n"
+    ),
+    "an id with NUL between": b"id: 1\ndata: a\n\nid: 2\x003\ndata: b\n\nevent: e\ndata: c\n\n",
+    "non-ASCII values": "data: caf\u00e9\n\nevent: \u20ac\ndata: \U0001f600\n\n".encode(),
+    "a U+FFFD the server sent": "data: \ufffd\n\nid: 2\ndata: \ufffd\n\n".encode(),
+    "invalid UTF-8 in the second block": b"data: a\n\ndata: b\xff\n\ndata: c\n\n",
+    "CRLF": b"id: 1\r\nevent: e\r\ndata: a\r\n\r\ndata: b\r\ndata: c\r\n\r\ndata: d\r\n\r\n",
+    "a lone CR between CRLF lines": (
+        b"data: a\r\n\r\ndata: b\rdata: c\r\n\r\nid: 4\r\ndata: d\r\n\r\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("stream", _SHORT_READS.values(), ids=_SHORT_READS.keys())
+@pytest.mark.parametrize("comments", [False, True])
+def test_a_short_read_of_a_few_blocks(stream: bytes, comments: bool) -> None:
+    ref = reference(stream, comments=comments)
+    expected = (ref.items, ref.last_event_id, ref.retry, ref.in_event)
+    assert run([stream], comments=comments) == expected
+    for cut in range(1, len(stream)):  # a block ended by the first read, the rest by the next
+        assert run([stream[:cut], stream[cut:]], comments=comments) == expected, cut
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+def test_invalid_utf8_in_a_short_read_is_marked(end: bytes) -> None:
+    """Where a short read's invalid bytes were, counting a CRLF as one byte."""
+    parser = SSEParser()
+    events = parser.feed(b"data: a" + end * 2 + b"data: b\xff" + end * 2 + b"data: c" + end * 2)
+    assert [e.data for e in events] == ["a", "b\ufffd", "c"]
+    assert parser.invalid_utf8 == [(1, len("data: a\n\ndata: b"), 1)]
+
+
 # Keepalive blocks (comment lines only) between events, as a gateway sends them while the
 # model thinks: a block of comments only is passed over whole when comments are not kept.
 _KEEPALIVES = (
