@@ -45,15 +45,13 @@ from sse_engine.conversation import (
     opt_number,
     opt_str,
     parse_arguments,
+    unread,
 )
 
 __all__ = ["CODEC", "read_body"]
 
 _ROLES: Final = ("system", "developer", "user", "assistant", "tool", "function")
 
-
-def _rest(obj: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
-    return {key: value for key, value in obj.items() if key not in known}
 
 
 # -- reading: content parts --------------------------------------------------------------
@@ -77,16 +75,16 @@ def _part(part: Any, path: str, known: frozenset[str]) -> Content:
         return Native(NAME, part)
     if kind == "text":
         return Text(need_str(field(part, "text", path), at(path, "text")),
-                    extra=_rest(part, _TEXT_KEYS))
+                    extra=unread(part, _TEXT_KEYS))
     if kind == "refusal":
         text = need_str(field(part, "refusal", path), at(path, "refusal"))
-        return Refusal(text, extra=_rest(part, frozenset({"type", "refusal"})))
+        return Refusal(text, extra=unread(part, frozenset({"type", "refusal"})))
     if kind == "image_url":
         image = need_dict(field(part, "image_url", path), at(path, "image_url"))
         url = need_str(field(image, "url", at(path, "image_url")), at(path, "image_url.url"))
         detail = opt_str(image, "detail", at(path, "image_url"))
         if image.keys() <= _URL_KEYS:
-            return Image.from_url(url, detail=detail, extra=_rest(part, _IMAGE_KEYS))
+            return Image.from_url(url, detail=detail, extra=unread(part, _IMAGE_KEYS))
     return Native(NAME, part)
 
 
@@ -116,7 +114,7 @@ def _tool_call(raw: Any, path: str) -> ToolCall:
         name = need_str(field(inner, "name", where), at(where, "name"))
         arguments = need_str(field(inner, "arguments", where), at(where, "arguments"))
         value, error = parse_arguments(arguments)
-        extra = _rest(call, _CALL_KEYS) | _rest(inner, frozenset({"name", "arguments"}))
+        extra = unread(call, _CALL_KEYS) | unread(inner, frozenset({"name", "arguments"}))
         return ToolCall(call_id, name, arguments, value, done=True, type=kind,
                         input_error=error, extra=extra)
     if kind == "custom":
@@ -124,13 +122,13 @@ def _tool_call(raw: Any, path: str) -> ToolCall:
         where = at(path, "custom")
         name = need_str(field(inner, "name", where), at(where, "name"))
         text = need_str(field(inner, "input", where), at(where, "input"))
-        extra = _rest(call, _CUSTOM_CALL_KEYS) | _rest(inner, frozenset({"name", "input"}))
+        extra = unread(call, _CUSTOM_CALL_KEYS) | unread(inner, frozenset({"name", "input"}))
         return ToolCall(call_id, name, text, text, done=True, type=kind, plain=True, extra=extra)
     raise InvalidRequest(at(path, "type"), f"unknown tool call type {kind!r}")
 
 
 def _assistant(raw: Mapping[str, Any], path: str) -> Message:
-    extra = _rest(raw, _ASSISTANT_KEYS)
+    extra = unread(raw, _ASSISTANT_KEYS)
     value = raw.get("content")
     content, plain = (
         ([], True) if value is None else _content(value, at(path, "content"), _ASSISTANT_PARTS)
@@ -156,7 +154,7 @@ def _message(raw: Mapping[str, Any], role: str, path: str) -> Message:
     known = _USER_PARTS if role == "user" else _TEXT
     content, plain = _content(field(raw, "content", path), at(path, "content"), known)
     return Message(role, content, format=NAME, plain=plain,  # type: ignore[arg-type]
-                   extra=_rest(raw, _SYSTEM_KEYS))
+                   extra=unread(raw, _SYSTEM_KEYS))
 
 
 def _tool_result(raw: Mapping[str, Any], path: str) -> ToolResult:
@@ -165,7 +163,7 @@ def _tool_result(raw: Mapping[str, Any], path: str) -> ToolResult:
     content: Any = value
     if type(value) is not str:
         content, _ = _content(value, at(path, "content"), _TEXT)
-    extra = _rest(raw, frozenset({"role", "content", "tool_call_id"}))
+    extra = unread(raw, frozenset({"role", "content", "tool_call_id"}))
     return ToolResult(call_id, content, extra=extra)
 
 

@@ -47,6 +47,7 @@ from sse_engine.conversation._fields import (
     opt_int,
     opt_number,
     opt_str,
+    unread,
 )
 from sse_engine.conversation._json import call_arguments, call_input, dumps, parse_arguments
 from sse_engine.conversation._settings import (
@@ -102,6 +103,7 @@ __all__ = [
     "opt_number",
     "opt_str",
     "parse_arguments",
+    "unread",
 ]
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

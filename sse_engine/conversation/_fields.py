@@ -28,6 +28,7 @@ __all__ = [
     "opt_int",
     "opt_number",
     "opt_str",
+    "unread",
 ]
 
 _KINDS: Final = {
@@ -122,3 +123,8 @@ def opt_int(obj: Mapping[str, Any], key: str, path: str) -> int | None:
 def opt_number(obj: Mapping[str, Any], key: str, path: str) -> float | None:
     value = obj.get(key)
     return None if value is None else need_number(value, at(path, key))
+
+
+def unread(obj: Mapping[str, Any], known: frozenset[str] | set[str]) -> dict[str, Any]:
+    """The fields of ``obj`` a reader did not take: what it keeps in ``extra``."""
+    return {key: value for key, value in obj.items() if key not in known}

@@ -61,6 +61,7 @@ from sse_engine.conversation import (
     need_str,
     opt_dict,
     opt_str,
+    unread,
 )
 from sse_engine.gemini._request_write import (
     CALL,
@@ -76,9 +77,6 @@ from sse_engine.gemini._wire import SIGNATURE_KEY, THOUGHT_KEY, error_body
 
 __all__ = ["CODEC", "read_body"]
 
-
-def _rest(obj: Mapping[str, Any], known: frozenset[str] | set[str]) -> dict[str, Any]:
-    return {key: value for key, value in obj.items() if key not in known}
 
 
 class _Calls:
@@ -130,8 +128,8 @@ def _result(part: Mapping[str, Any], path: str, place: str, calls: _Calls) -> To
     given = opt_str(answer, "id", where)
     value = answer.get("response")
     response = {} if value is None else need_dict(value, at(where, "response"))
-    extra = _rest(answer, {"name", "id", "response"})
-    extra.update(_rest(part, {RESPONSE}))
+    extra = unread(answer, {"name", "id", "response"})
+    extra.update(unread(part, {RESPONSE}))
     call_id = calls.answer(name, given, place)
     # Google's convention: "output" for what the function returned, "error" for a failure.
     if response.keys() == {"output"} and type(response["output"]) is str:
@@ -162,7 +160,7 @@ def _call(part: Mapping[str, Any], path: str, place: str, calls: _Calls) -> Tool
     # The part itself is the call's raw: its thoughtSignature goes back with it, to Gemini
     # only; the part's other fields are its extra, so that another format names them.
     return ToolCall(ident, name, "", {} if args is None else dict(args), done=True, raw=part,
-                    extra=_rest(part, {CALL}))
+                    extra=unread(part, {CALL}))
 
 
 def _text(part: Mapping[str, Any], path: str) -> list[Content]:
@@ -171,7 +169,7 @@ def _text(part: Mapping[str, Any], path: str) -> list[Content]:
     if thought is not None and need_bool(thought, at(path, THOUGHT_KEY)):
         return [ReasoningBlock(text, raw=dict(part))]
     signature = part.get(SIGNATURE_KEY)
-    extra = _rest(part, {"text", THOUGHT_KEY, SIGNATURE_KEY})
+    extra = unread(part, {"text", THOUGHT_KEY, SIGNATURE_KEY})
     if thought is not None:
         extra[THOUGHT_KEY] = thought  # an explicit false
     if signature is None:
@@ -209,7 +207,7 @@ def _message(raw: Any, i: int, calls: _Calls) -> Message:
     parts = need_list(field(content, "parts", path), where)
     pieces = [piece for j, part in enumerate(parts)
               for piece in _part(part, f"{where}[{j}]", f"{i}_{j}", calls)]
-    extra = _rest(content, {"role", "parts"})
+    extra = unread(content, {"role", "parts"})
     return Message(_ROLES[role or "user"], pieces, format=NAME, extra=extra)  # type: ignore[arg-type]
 
 
@@ -237,7 +235,7 @@ def _tools(value: Any, settings: Settings) -> list[Tool | Native]:
                         settings.spelling.setdefault(NAME, {})[f"tool:{name}"] = key
             tools.append(Tool(
                 name, opt_str(declaration, "description", inner), schema, format=NAME,
-                extra=_rest(declaration, {"name", "description", *SCHEMA_KEYS}),
+                extra=unread(declaration, {"name", "description", *SCHEMA_KEYS}),
             ))
     return tools
 
@@ -281,7 +279,7 @@ def _thinking(value: Any, settings: Settings, rest: dict[str, Any]) -> None:
     taken = {"thinkingBudget"} if budget is not None else set()
     if level is not None:
         taken.add("thinkingLevel")
-    left = _rest(value, taken)
+    left = unread(value, taken)
     if left:
         rest["thinkingConfig"] = left
 
@@ -348,7 +346,7 @@ def _system(value: Any) -> list[Text] | None:
         part = need_dict(raw, path)
         if "text" not in part:
             raise InvalidRequest(path, "a system instruction is text only")
-        out.append(Text(need_str(part["text"], at(path, "text")), extra=_rest(part, {"text"})))
+        out.append(Text(need_str(part["text"], at(path, "text")), extra=unread(part, {"text"})))
     return out
 
 

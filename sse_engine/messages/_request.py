@@ -44,15 +44,13 @@ from sse_engine.conversation import (
     need_str,
     opt_int,
     opt_str,
+    unread,
 )
 from sse_engine.messages._request_write import NAME, write_body
 from sse_engine.messages._wire import error_body
 
 __all__ = ["CODEC", "read_body"]
 
-
-def _rest(obj: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
-    return {key: value for key, value in obj.items() if key not in known}
 
 
 _TEXT_KEYS: Final = frozenset({"type", "text"})
@@ -62,7 +60,7 @@ _IMAGE_KEYS: Final = frozenset({"type", "source"})
 def _image(block: Mapping[str, Any], path: str) -> Content:
     source = need_dict(field(block, "source", path), at(path, "source"))
     kind = source.get("type")
-    extra = _rest(block, _IMAGE_KEYS)
+    extra = unread(block, _IMAGE_KEYS)
     where = at(path, "source")
     if kind == "base64" and source.keys() == {"type", "media_type", "data"}:
         media_type = need_str(source["media_type"], at(where, "media_type"))
@@ -76,7 +74,7 @@ def _image(block: Mapping[str, Any], path: str) -> Content:
 
 def _text(block: Mapping[str, Any], path: str) -> Text:
     return Text(need_str(field(block, "text", path), at(path, "text")),
-                extra=_rest(block, _TEXT_KEYS))
+                extra=unread(block, _TEXT_KEYS))
 
 
 _RESULT_KEYS: Final = frozenset({"type", "tool_use_id", "content", "is_error"})
@@ -101,7 +99,7 @@ def _result(block: Mapping[str, Any], path: str) -> ToolResult:
         content = pieces
     flag = block.get("is_error")
     is_error = False if flag is None else need_bool(flag, at(path, "is_error"))
-    return ToolResult(call_id, content, is_error, extra=_rest(block, _RESULT_KEYS))
+    return ToolResult(call_id, content, is_error, extra=unread(block, _RESULT_KEYS))
 
 
 _CALL_KEYS: Final = frozenset({"type", "id", "name", "input"})
@@ -120,7 +118,7 @@ def _block(raw: Any, path: str) -> Content:
         value = field(block, "input", path)
         # The input is a value here; its JSON text is written when another format needs it.
         return ToolCall(call_id, name, "", value, done=True, type=kind,
-                        extra=_rest(block, _CALL_KEYS))
+                        extra=unread(block, _CALL_KEYS))
     if kind == "tool_result":
         return _result(block, path)
     if kind == "thinking" and block.keys() == {"type", "thinking", "signature"}:
@@ -141,7 +139,7 @@ def _message(raw: Any, path: str) -> Message:
     if role not in _ROLES:
         raise InvalidRequest(at(path, "role"), f"unknown role {role!r} (one of {_ROLES})")
     value = field(message, "content", path)
-    extra = _rest(message, frozenset({"role", "content"}))
+    extra = unread(message, frozenset({"role", "content"}))
     if type(value) is str:
         return Message(role, [Text(value)], format=NAME, plain=True, extra=extra)  # type: ignore[arg-type]
     where = at(path, "content")
@@ -166,7 +164,7 @@ def _tool(raw: Any, path: str) -> Tool | Native:
         schema,
         None if strict is None else need_bool(strict, at(path, "strict")),
         format=NAME,
-        extra=_rest(tool, _TOOL_KEYS),
+        extra=unread(tool, _TOOL_KEYS),
     )
 
 
@@ -199,7 +197,7 @@ def _thinking(value: Any, settings: Settings, extra: dict[str, Any]) -> None:
         # output_config.effort may have come first: the key order of a body is not meaning.
         effort = settings.reasoning.effort if settings.reasoning else None
         settings.reasoning = Reasoning(effort, value["budget_tokens"])
-        rest = _rest(value, frozenset({"type", "budget_tokens"}))
+        rest = unread(value, frozenset({"type", "budget_tokens"}))
         if rest:
             extra["thinking"] = rest
     else:

@@ -44,15 +44,13 @@ from sse_engine.conversation import (
     opt_number,
     opt_str,
     parse_arguments,
+    unread,
 )
 from sse_engine.responses._request_write import NAME, is_part, write_body
 from sse_engine.responses._wire import error_body
 
 __all__ = ["CODEC", "read_body"]
 
-
-def _rest(obj: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
-    return {key: value for key, value in obj.items() if key not in known}
 
 
 # -- content parts -------------------------------------------------------------------------
@@ -68,7 +66,7 @@ def _part(raw: Any, path: str, output: bool) -> Content | None:
     if not is_part(kind):
         return None
     if kind in ("input_text", "output_text") and (kind == "output_text") == output:
-        extra = _rest(part, _TEXT_KEYS)
+        extra = unread(part, _TEXT_KEYS)
         if extra.get("annotations") == []:
             del extra["annotations"]  # written back by default: output text requires it
         return Text(need_str(field(part, "text", path), at(path, "text")), extra=extra)
@@ -76,7 +74,7 @@ def _part(raw: Any, path: str, output: bool) -> Content | None:
         return Refusal(need_str(part["refusal"], at(path, "refusal")))
     if kind == "input_image" and not output and type(part.get("image_url")) is str:
         detail = opt_str(part, "detail", path)
-        return Image.from_url(part["image_url"], detail=detail, extra=_rest(part, _IMAGE_KEYS))
+        return Image.from_url(part["image_url"], detail=detail, extra=unread(part, _IMAGE_KEYS))
     return Native(NAME, part)
 
 
@@ -106,7 +104,7 @@ def _message(item: Mapping[str, Any], path: str) -> Message | None:
     # An output message (it has an id): output_text and refusal parts. The id is the
     # body's own, kept in extra: it goes back as it came (see _request_write).
     output = opt_str(item, "id", path) is not None
-    extra = _rest(item, _MESSAGE_KEYS)
+    extra = unread(item, _MESSAGE_KEYS)
     if output and extra.get("status") == "completed":
         del extra["status"]  # written back by default: an output message requires one
     if type(value) is str and not output:
@@ -128,11 +126,11 @@ def _call(item: Mapping[str, Any], kind: str, path: str) -> ToolCall:
     if kind == "custom_tool_call":
         text = need_str(field(item, "input", path), at(path, "input"))
         return ToolCall(call_id, name, text, text, done=True, type=kind, plain=True,
-                        extra=_rest(item, _CUSTOM_CALL_KEYS))
+                        extra=unread(item, _CUSTOM_CALL_KEYS))
     arguments = need_str(field(item, "arguments", path), at(path, "arguments"))
     value, error = parse_arguments(arguments)
     return ToolCall(call_id, name, arguments, value, done=True, type=kind, input_error=error,
-                    extra=_rest(item, _CALL_KEYS))
+                    extra=unread(item, _CALL_KEYS))
 
 
 def _reasoning(item: Mapping[str, Any], path: str) -> ReasoningBlock:
@@ -159,7 +157,7 @@ def _result(item: Mapping[str, Any], path: str) -> ToolResult | None:
         content = _parts(value, at(path, "output"), output=False)
         if content is None or any(isinstance(p, Refusal) for p in content):
             return None
-    return ToolResult(call_id, content, extra=_rest(item, _RESULT_KEYS))
+    return ToolResult(call_id, content, extra=unread(item, _RESULT_KEYS))
 
 
 class _Grouper:
@@ -237,7 +235,7 @@ def _tool(raw: Any, path: str) -> Tool | Native:
             opt_dict(tool, "parameters", path),
             opt_bool(tool, "strict", path),
             format=NAME,
-            extra=_rest(tool, _FUNCTION_KEYS),
+            extra=unread(tool, _FUNCTION_KEYS),
         )
     if kind == "custom" and isinstance(tool.get("format", {}), Mapping):
         return Tool(
@@ -245,7 +243,7 @@ def _tool(raw: Any, path: str) -> Tool | Native:
             opt_str(tool, "description", path),
             custom=tool.get("format", {}),
             format=NAME,
-            extra=_rest(tool, _CUSTOM_KEYS),
+            extra=unread(tool, _CUSTOM_KEYS),
         )
     return Native(NAME, tool)
 
@@ -296,7 +294,7 @@ def _reasoning_setting(value: Any, settings: Settings, extra: dict[str, Any]) ->
         extra["reasoning"] = value
         return
     settings.reasoning = Reasoning(effort=opt_str(value, "effort", "reasoning"))
-    rest = _rest(value, frozenset({"effort"}))
+    rest = unread(value, frozenset({"effort"}))
     if rest:
         extra["reasoning"] = rest
 
