@@ -131,14 +131,14 @@ def build_rows(s: Settings) -> list[Row]:
                     ))
     for name in corpora.CAPTURES:
         repeated = {size: corpora.capture(name, size) for size in s.sizes}
-        expected = {size: corpora.expected_events(data) for size, data in repeated.items()}
+        by_size = {size: corpora.expected_events(data) for size, data in repeated.items()}
         for mode in ("64k", "ragged"):
             for size, rounds in s.sizes.items():
                 data = repeated[size]
                 rows.append(Row(
-                    label=f"{name} ({len(expected[size]):,} events)", shape="capture",
+                    label=f"{name} ({len(by_size[size]):,} events)", shape="capture",
                     reads=_READS[mode], data=data, chunks=corpora.chunked(data, mode),
-                    expected=expected[size], group="capture", rounds=rounds,
+                    expected=by_size[size], group="capture", rounds=rounds,
                     size=lanes.size_label(size),
                 ))
     for name, builder in corpora.CORPORA.items():

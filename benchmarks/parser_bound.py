@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -36,8 +36,22 @@ from benchmarks.peers import PEERS
 from benchmarks.timing import best_of
 from sse_engine import ServerSentEvent
 
-if TYPE_CHECKING:
-    from benchmarks.bench_parser import Row
+
+class Row(Protocol):
+    """What this reads of a ``bench_parser.Row`` (a protocol, so the two modules do not
+    import each other)."""
+
+    label: str
+    shape: str
+    reads: str
+    size: str
+    group: str
+    chunks: list[bytes]
+    expected: list[tuple[str, str, str]]
+
+    def fastest_peer(self) -> tuple[str, float] | None: ...
+
+    def ratio(self) -> float | None: ...
 
 __all__ = ["floor_events", "section"]
 
@@ -77,7 +91,7 @@ def _reads_only(chunks: list[bytes], blank: bytes = b"\n\n") -> int:
     return total
 
 
-def _representatives(rows: list[Row]) -> list[Row]:
+def _representatives(rows: Sequence[Row]) -> list[Row]:
     """The worst missed row of each group, size and kind of reads (at most eight rows)."""
     worst: dict[tuple[str, str, str], Row] = {}
     for row in rows:
@@ -88,7 +102,7 @@ def _representatives(rows: list[Row]) -> list[Row]:
     return list(worst.values())
 
 
-def section(missed: list[Row], quick: bool = False) -> str:
+def section(missed: Sequence[Row], quick: bool = False) -> str:
     """The Markdown that says what bounds the missed rows ("" when none missed)."""
     if not missed:
         return ""
