@@ -39,15 +39,16 @@ TITLE = "### The gateway command beside the soak's gateways"
 _BEFORE = "### The Relay's own memory"
 
 
-def subsection(by: dict[Key, list[Result]], loads: tuple[Load, ...]) -> str:
+def subsection(by: dict[Key, list[Result]], loads: tuple[Load, ...], minutes: float) -> str:
     """The markdown subsection: the rows of one run, the ratios, the load averages."""
     loads1 = [r.load1 for rs in by.values() for r in rs]
     lines = [
         TITLE, "",
-        f"Measured {report.stamp()}; one round at"
-        + " and ".join(f" N = {load.clients:,}" for load in loads)
-        + f"; 1-minute load average {min(loads1):.1f} to {max(loads1):.1f} when the runs"
-        " started (each row's in its last column). **command** is `python -m sse_engine"
+        f"Written {report.stamp()}, from one round at "
+        + " and ".join(f"N = {load.clients:,}" for load in loads)
+        + f" that took {minutes:.0f} min; 1-minute load average {min(loads1):.1f} to"
+        f" {max(loads1):.1f} when the runs started (each row's in its last column)."
+        " **command** is `python -m sse_engine"
         " gateway --upstream-format messages` itself (the process the soak measures is the"
         " command), serving the same Chat Completions clients as the relays on"
         " `/v1/chat/completions`: the request through `Conversation`, the stream through its"
@@ -106,14 +107,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.load is not None:
         with open(args.load, "rb") as fh:
-            by, _, loads, _, _ = pickle.load(fh)  # our own file
+            by, _, loads, _, minutes = pickle.load(fh)  # our own file
     else:
         by, minutes = run(STACKS, FULL, {load.clients: 1 for load in FULL})
         loads = FULL
         if args.save is not None:
             with open(args.save, "wb") as fh:
                 pickle.dump((dict(by), STACKS, loads, {}, minutes), fh)
-    text = subsection(by, loads)
+    text = subsection(by, loads, minutes)
     print(text)
     if not args.no_write:
         print(f"wrote {write(text).relative_to(report.REPO_ROOT)}")
