@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 bench = pytest.importorskip("benchmarks.bench_gateway")
-command_rows = pytest.importorskip("benchmarks.bench_gateway_command")
+command_rows = pytest.importorskip("benchmarks.gateway_command")
 
 
 def test_the_command_runs_its_relay_only_and_the_stacks_both_kinds() -> None:

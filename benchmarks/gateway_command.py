@@ -7,9 +7,10 @@ that says what the command costs over the soak's own aiohttp gateways: at each
 load, direct, the aiohttp proxy and relay, and the command's relay (a Chat
 Completions client in front of the Messages upstream, as the relays), one
 round, and writes it as a subsection of docs/benchmarks.md's gateway section,
-leaving the rest of that section as it was.
+leaving the rest of that section as it was (so not a ``bench_*`` module of
+:mod:`benchmarks.run`, which writes whole sections).
 
-    python -m benchmarks.bench_gateway_command [--save FILE | --load FILE] [--no-write]
+    python -m benchmarks.gateway_command [--save FILE | --load FILE] [--no-write]
 
 The run takes about 15 minutes (the N = 1,000 runs take ~150 s each).
 """
