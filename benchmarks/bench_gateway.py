@@ -92,7 +92,8 @@ def _schedule(stacks: list[str], round_: int) -> list[tuple[str | None, str]]:
     shift = round_ % len(stacks)
     order = stacks[shift:] + stacks[:shift]
     kinds = ("proxy", "relay") if round_ % 2 == 0 else ("relay", "proxy")
-    return [(None, "direct")] + [(stack, kind) for stack in order for kind in kinds]
+    return [(None, "direct")] + [(stack, kind) for stack in order for kind in kinds
+                                 if kind in STACKS[stack].kinds]
 
 
 Key = tuple[str, str, int]  # stack, kind, clients
@@ -176,7 +177,7 @@ def _row(key: Key, runs: list[Result], direct: list[Result], proxy: list[Result]
         f"{_cpu(runs) * 1000:.0f}" if gateway else "-",
         f"{_cpu(runs) / _cpu(proxy):.2f}{TIMES}" if proxy else "",
         f"{_median([r.cpu / r.seconds for r in runs]):.0%}" if gateway else "-",
-        f"{_median([r.events_per_read for r in runs]):.2f}" if gateway else "-",
+        f"{_median([r.events_per_read for r in runs]):.2f}" if gateway and runs[0].reads else "-",
         f"{_median([r.bytes_per_stream for r in runs]) / 1024:.1f}" if gateway else "-",
         f"{p50:.1f} / {p99:.0f}",
         f"{p50 - base:+.1f}" if gateway else "",
@@ -259,6 +260,11 @@ def section(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, .
         " depend on.",
         "",
     ]
+    if any(STACKS[s].proxy_of for s in stacks):
+        lines += ["**command** is `python -m sse_engine gateway --upstream-format messages`"
+                  " itself, its relay only (not a stack to pick: the command is an aiohttp"
+                  " application); its relay ÷ proxy is over the aiohttp proxy, and it does not"
+                  " tell its reads.", ""]
     for load in loads:
         n = load.clients
         rate = _rate(load)
@@ -276,7 +282,7 @@ def section(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, .
         if direct:
             rows.append(_row(("direct", "direct", n), direct, direct, None))
         for stack in stacks:
-            proxy = by.get((stack, "proxy", n))
+            proxy = by.get((_proxy_of(stack), "proxy", n))
             for kind in ("proxy", "relay"):
                 runs = by.get((stack, kind, n))
                 if runs:
@@ -290,7 +296,12 @@ def section(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Load, .
         lines += [f"The clients used {_median(cpu):.0f} µs of CPU per event, the upstream"
                   f" {_median(up):.0f} µs (medians over the runs), on the same cores.", ""]
     lines += _relay_share(by, stacks, loads, memory)
-    return _verdict(lines, by, stacks, loads, memory)
+    return _verdict(lines, by, [s for s in stacks if not STACKS[s].proxy_of], loads, memory)
+
+
+def _proxy_of(stack: str) -> str:
+    """The stack whose pass-through is ``stack``'s baseline (its own, unless it has none)."""
+    return STACKS[stack].proxy_of or stack if stack in STACKS else stack
 
 
 @attrs.frozen
@@ -320,7 +331,7 @@ def _relay_share(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Lo
     own = memory.resident[deltas]
     rows = []
     for stack in stacks:
-        relay, proxy = by.get((stack, "relay", n)), by.get((stack, "proxy", n))
+        relay, proxy = by.get((stack, "relay", n)), by.get((_proxy_of(stack), "proxy", n))
         if relay and proxy:
             gw = _median([r.bytes_per_stream for r in relay])
             rows.append([stack, f"{_median([r.bytes_per_stream for r in proxy]) / 1024:.1f}",

@@ -54,6 +54,10 @@ class Stack:
     client: str = ""  # the ASGI stack's upstream client: "httpx" or "httpx2"
     #: The packages it imports, for a caller that must skip a missing one.
     packages: tuple[str, ...] = ()
+    #: The kinds it serves; a stack without its own pass-through names the stack whose
+    #: proxy is its baseline, and is a contender measured beside the stacks, not one to pick.
+    kinds: tuple[str, ...] = ("proxy", "relay")
+    proxy_of: str = ""
 
 
 #: The stacks the soak can measure, by name.
@@ -66,6 +70,9 @@ STACKS: Final[dict[str, Stack]] = {
                             ("uvicorn", "httptools", "uvloop", "httpx2")),
     "h11": Stack("stack_h11", packages=("h11",)),
     "h11-uvloop": Stack("stack_h11", True, packages=("h11", "uvloop")),
+    # `python -m sse_engine gateway` itself (an aiohttp application): its relay only.
+    "command": Stack("stack_command", packages=("aiohttp",), kinds=("relay",),
+                     proxy_of="aiohttp"),
 }
 
 

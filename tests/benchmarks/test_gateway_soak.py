@@ -9,7 +9,8 @@ counts right. So, here:
 - the load generator's HTTP reader gives the same body however the bytes are
   split into reads;
 - five clients through the recommended stack's two gateways (pass-through and
-  relay), two streams each: every stream whole and unaltered, no error, no
+  relay) and through the gateway command (``python -m sse_engine gateway``), two
+  streams each: every stream whole and unaltered, no error, no
   traceback in the gateway's log, every hung-up client's upstream closed
   before its stream would have ended, keepalives through the relay while the
   upstream is silent. Nothing about speed is asserted.
@@ -123,9 +124,11 @@ _LOAD = soak.Load(clients=5, deltas=30, gap=(0.01, 0.03), requests=2, ramp=0.1, 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the soak reads /proc")
 @pytest.mark.skipif(bool(_MISSING), reason=f"{_STACK} needs {', '.join(_MISSING)}")
-@pytest.mark.parametrize("kind", ["proxy", "relay"])
-def test_small_soak_on_the_recommended_stack(kind: str) -> None:
-    result = soak.run_one(_STACK, kind, _LOAD)
+@pytest.mark.parametrize(("stack", "kind"),
+                         [(_STACK, "proxy"), (_STACK, "relay"), ("command", "relay")])
+def test_small_soak_on_the_recommended_stack(stack: str, kind: str) -> None:
+    """The recommended stack's two gateways, and the gateway command (its relay)."""
+    result = soak.run_one(stack, kind, _LOAD)
     tally = result.tally
     assert tally.errors == {} and tally.bad_text == 0, tally.examples
     assert (tally.streams, tally.ok, tally.hung_up) == (10, 8, 2)
