@@ -20,6 +20,7 @@ from upstream import Script, Upstream
 
 from sse_engine import FORMATS
 from sse_engine.gateway import GatewayConfig, make_app
+from sse_engine.gemini import GeminiLane
 
 pytestmark = pytest.mark.skipif(
     FORMATS["gemini"].request is None, reason="Gemini's request codec is not in FORMATS yet"
@@ -31,6 +32,10 @@ FINAL_PATHS = [
     "/v1/models/gw:generateContent",
 ]
 BODY = {"contents": [{"role": "user", "parts": [{"text": "Weather?"}]}]}
+#: Every format the gateway can call as its upstream.
+UPSTREAMS = [
+    row.name for row in FORMATS.values() if row.request is not None and row.endpoint is not None
+]
 
 
 def genai_client(url: str, **options: Any) -> genai.Client:
@@ -50,7 +55,7 @@ def text_of(response: genai_types.GenerateContentResponse) -> str:
     return "".join(part.text or "" for part in content.parts or [] if not part.thought)
 
 
-@pytest.mark.parametrize("upstream_format", ["messages", "chat", "gemini"])
+@pytest.mark.parametrize("upstream_format", UPSTREAMS)
 def test_generate_content_gets_the_upstreams_turn(
     start_gateway: Callable[..., Gateway], upstream: Upstream, upstream_format: str
 ) -> None:
@@ -68,6 +73,24 @@ def test_generate_content_gets_the_upstreams_turn(
     request = upstream.seen[-1]
     assert request.format == upstream_format
     assert request.path == FORMATS[upstream_format].paths[0].replace("{model}", "gw")
+
+
+@pytest.mark.parametrize("upstream_format", UPSTREAMS)
+def test_the_final_object_is_what_the_stream_path_streams(
+    start_gateway: Callable[..., Gateway], upstream: Upstream, upstream_format: str
+) -> None:
+    # The same request on the stream path and on the final path: the events streamed,
+    # merged by a Gemini lane, are the final object the final path answers with.
+    gateway = start_gateway(upstream_format)
+    streamed = httpx.post(
+        gateway.url + "/v1beta/models/gw:streamGenerateContent?alt=sse", json=BODY, timeout=10
+    )
+    lane = GeminiLane()
+    lane.feed(streamed.content)
+    lane.close()
+    final = httpx.post(gateway.url + FINAL_PATHS[0], json=BODY, timeout=10)
+    assert final.status_code == 200
+    assert final.json() == lane.snapshot.to_api()
 
 
 @pytest.mark.parametrize("path", FINAL_PATHS)
