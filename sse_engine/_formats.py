@@ -48,6 +48,10 @@ class Endpoint:
     - ``stream_fields``: what a streamed request's body gets unless it says
       otherwise, for the stream to carry all the final object would (Chat
       Completions sends usage only when asked).
+    - ``final_paths``: the paths the API answers with its final object alone,
+      never a stream, for the same request body as its ``paths`` take
+      (Gemini's ``models/{model}:generateContent``); a format whose body asks
+      for the stream (``stream_flag``) has none.
     """
 
     key_header: str
@@ -56,6 +60,7 @@ class Endpoint:
     stream_query: str = ""
     stream_flag: str | None = "stream"
     stream_fields: tuple[tuple[str, Any], ...] = ()
+    final_paths: tuple[str, ...] = ()
 
     def headers(self, key: str | None) -> dict[str, str]:
         """The headers of a request to the API: the fixed ones, and ``key`` (None: no key)."""
@@ -69,8 +74,11 @@ class Endpoint:
         missing = [(key, value) for key, value in self.stream_fields if key not in body]
         return {**body, **dict(missing)} if missing else body
 
-    def wants_stream(self, body: Mapping[str, Any]) -> bool:
-        """Whether a request with ``body``, on one of the format's paths, asks for a stream."""
+    def wants_stream(self, body: Mapping[str, Any], path: str) -> bool:
+        """Whether a request with ``body`` on ``path`` (one of the format's ``paths`` or
+        :attr:`final_paths`, as written there: ``{model}`` unfilled) asks for a stream."""
+        if path in self.final_paths:
+            return False
         return self.stream_flag is None or body.get(self.stream_flag) is True
 
 

@@ -1,7 +1,9 @@
 """The gateway's aiohttp application, and serving it until SIGTERM.
 
-One route per path of each served format's ``FORMATS`` row, each handled by
-an :class:`~sse_engine.gateway._exchange.Exchange` for that format; one
+One route per path of each served format's ``FORMATS`` row (its stream
+``paths``, and its endpoint's ``final_paths``, answered with the final object
+alone), each handled by an :class:`~sse_engine.gateway._exchange.Exchange`
+for that format; one
 upstream client session per process, with no cap on its connections (each
 stream holds one for its whole length). The process keeps no state between
 requests, so several of them can run behind a load balancer.
@@ -17,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 import aiohttp
 from aiohttp import web
 
-from sse_engine.gateway._config import GatewayConfig, served_formats
+from sse_engine.gateway._config import GatewayConfig, endpoint_of, served_formats
 from sse_engine.gateway._exchange import Exchange
 from sse_engine.gateway._record import LOG
 
@@ -51,7 +53,7 @@ def make_app(config: GatewayConfig) -> web.Application:
 
     for row in served_formats():
         handler = Exchange(config, row, session)
-        for path in row.paths:
+        for path in (*row.paths, *endpoint_of(row).final_paths):
             app.router.add_post(path, handler.handle)
     return app
 

@@ -112,7 +112,11 @@ class Exchange:
         if rendered.dropped:
             headers[DROPPED_HEADER] = ", ".join(rendered.dropped)
         downstream: Downstream
-        if self._client_endpoint.wants_stream(body):
+        # The route's path as the format's row spells it: on a final path (Gemini's
+        # :generateContent) the path, not the body, says that no stream is wanted.
+        route = request.match_info.route.resource
+        path = request.path if route is None else route.canonical
+        if self._client_endpoint.wants_stream(body, path):
             downstream = Streaming(request, headers)
         else:
             downstream = Collecting(self.client, headers)

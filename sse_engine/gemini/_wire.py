@@ -5,9 +5,10 @@ Finish reasons (``candidates[].finishReason``) and prompt block reasons
 means, the ``usageMetadata`` object read and written, Google's error envelope
 (``{"error": {"code", "message", "status"}}``) and its status words, the keys
 of a ``Part``, what a stream of this format looks like (``recognize``) and the
-paths it is served on. The lane, its parts and its emitter all read these
-tables; no other room spells a Gemini wire string (but ``sse_engine._outcome``,
-whose one table decides retrying for every API, Google's status words included).
+paths it is served on (streamed, and with the final object alone). The lane,
+its parts and its emitter all read these tables; no other room spells a Gemini
+wire string (but ``sse_engine._outcome``, whose one table decides retrying for
+every API, Google's status words included).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ __all__ = [
     "COMPLETED_FINISH_REASONS",
     "ENDPOINT",
     "FAILED_FINISH_REASONS",
+    "FINAL_METHOD",
+    "FINAL_PATHS",
     "FINISH_REASONS",
     "INCOMPLETE_FINISH_REASONS",
     "PATHS",
@@ -54,9 +57,21 @@ PATHS: Final = (
     "/v1/models/{model}:streamGenerateContent",
 )
 
+#: The method that answers with the final ``GenerateContentResponse`` alone (google-genai's
+#: ``generate_content``): the same request body as a stream's, on its own path.
+FINAL_METHOD: Final = ":generateContent"
+#: Where the API answers without a stream: each of :data:`PATHS` with the final method.
+FINAL_PATHS: Final = tuple(path.replace(STREAM_METHOD, FINAL_METHOD) for path in PATHS)
+
 #: How the API is called: the key in ``x-goog-api-key``; a stream path takes
-#: ``alt=sse`` (without it the stream is one JSON array) and its body has no flag.
-ENDPOINT: Final = Endpoint(key_header="x-goog-api-key", stream_query="?alt=sse", stream_flag=None)
+#: ``alt=sse`` (without it the stream is one JSON array) and its body has no flag:
+#: the path says whether the answer is a stream (:data:`PATHS`) or not (:data:`FINAL_PATHS`).
+ENDPOINT: Final = Endpoint(
+    key_header="x-goog-api-key",
+    stream_query="?alt=sse",
+    stream_flag=None,
+    final_paths=FINAL_PATHS,
+)
 
 #: The top-level keys of a ``GenerateContentResponse`` (what ``recognize`` knows it by).
 RESPONSE_KEYS: Final = frozenset(

@@ -18,6 +18,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Final, Protocol
 
+import attrs
+
 from sse_engine._encoder import encode_comment
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._tally import Compacted, Tally
@@ -221,9 +223,13 @@ class Emitter:
 
     @classmethod
     def error_response(cls, error: StreamError) -> ErrorResponse:
-        """A failure before the stream as the target's status, headers and JSON body."""
+        """A failure before the stream as the target's status, headers and JSON body (a
+        body that names a status, as Google's ``code``, names the one it is sent with)."""
+        status = error_status(error)
+        if error.status != status:  # an error from inside a stream has none of its own
+            error = attrs.evolve(error, status=status)
         body = json.dumps(cls.error_body(error), ensure_ascii=False).encode()
-        return error_status(error), error_headers(error, cls.request_id_header), body
+        return status, error_headers(error, cls.request_id_header), body
 
     # -- for the targets -----------------------------------------------------------
 

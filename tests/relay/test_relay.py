@@ -355,3 +355,25 @@ def test_a_resumed_upstream_is_relayed_as_if_it_never_broke(
         connection = b"".join(e for e in events_of(data) if replay or number(e) > after)
     out += relay.feed(connection) + relay.close()
     assert out == whole
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    status=st.none() | st.integers(min_value=0, max_value=1000),
+    code=st.sampled_from([None, "overloaded_error", "rate_limit_exceeded", "UNAVAILABLE", "x"]),
+    kind=st.sampled_from([None, "api_error", "invalid_request_error", "INTERNAL"]),
+    retryable=st.booleans(),
+)
+@example(status=None, code="overloaded_error", kind=None, retryable=True)
+def test_an_error_responses_body_names_the_status_it_is_sent_with(
+    status: int | None, code: str | None, kind: str | None, retryable: bool
+) -> None:
+    # An error from inside a stream (no status) answering a client that asked for no
+    # stream: Google's body carries a code, which must be the response's status.
+    error = StreamError(message="m", code=code, type=kind, status=status, retryable=retryable)
+    for row in FORMATS.values():
+        answer, _, body = row.emitter.error_response(error)
+        assert 400 <= answer <= 599
+        inner = json.loads(body).get("error")
+        if isinstance(inner, dict) and isinstance(inner.get("code"), int):
+            assert inner["code"] == answer, row.name
