@@ -16,7 +16,7 @@ one of these fails at import, not silently).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import attrs
 
@@ -30,7 +30,7 @@ def slot_builder(cls: type[T], *names: str) -> Callable[..., T]:
 
     ``build(v1, v2, ...)`` equals ``cls(**dict(zip(names, (v1, v2, ...))))``.
     """
-    fields = attrs.fields(cls)
+    fields = attrs.fields(cast(Any, cls))
     if sorted(names) != sorted(field.name for field in fields):
         raise TypeError(f"{cls.__name__}'s fields are {[f.name for f in fields]}, not {names}")
     if "__slots__" not in cls.__dict__ or hasattr(cls, "__attrs_post_init__"):
@@ -48,7 +48,7 @@ def slot_builder(cls: type[T], *names: str) -> Callable[..., T]:
         lines.append(f"    set{i}(event, v{i})")
     args = ", ".join(f"v{i}" for i in range(len(names)))
     source = f"def build({args}):\n" + "\n".join(lines) + "\n    return event\n"
-    exec(compile(source, f"<slot_builder {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    exec(compile(source, f"<slot_builder {cls.__name__}>", "exec"), namespace)
     build: Callable[..., T] = namespace["build"]
     build.__doc__ = f"{cls.__name__}({', '.join(names)}), built slot by slot."
     return build

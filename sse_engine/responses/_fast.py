@@ -10,8 +10,9 @@ exactly what the general handler in ``_items.py`` does for it. Anything else
 it declines, having changed nothing, and the lane takes the general path,
 which reports what is unusual. The lane calls it only for an event whose
 ``type`` is its ``event:`` line and whose ``sequence_number`` is the next one
-(or absent, on a stream already reported for it) (``tests/responses/test_responses_fast_path.py`` proves that the two paths
-give the same events, snapshot, warnings and verdict under any chunking).
+(or absent, on a stream already reported for it).
+``tests/responses/test_responses_fast_path.py`` proves that the two paths give
+the same events, snapshot, warnings and verdict under any chunking.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ _call_event = slot_builder(
 )
 
 #: ``(snapshot, type, payload, sequence_number, out) -> handled``.
-FastHandler = Callable[[ResponseSnapshot, str, dict[str, Any], int | None, list[ResponsesEvent]], bool]
+FastHandler = Callable[
+    [ResponseSnapshot, str, dict[str, Any], int | None, list[ResponsesEvent]], bool
+]
 
 
 def _content_delta(

@@ -24,9 +24,9 @@ from sse_engine.responses._events import (
     ResponseTerminalEvent,
     ResponseUnknownEvent,
 )
+from sse_engine.responses._fast import FAST_HANDLERS
 from sse_engine.responses._fields import Malformed
 from sse_engine.responses._gaps import GapLoss
-from sse_engine.responses._fast import FAST_HANDLERS
 from sse_engine.responses._items import ITEM_STATUS_TYPES, ItemAssembly
 from sse_engine.responses._load import (
     failure_of,
