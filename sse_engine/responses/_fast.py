@@ -18,6 +18,7 @@ the same events, snapshot, warnings and verdict under any chunking.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any, Final
 
 from sse_engine._event_build import slot_builder
@@ -45,6 +46,11 @@ _call_event = slot_builder(
     ResponseCallDeltaEvent, "type", "sequence_number", "item_id", "output_index", "delta", "raw"
 )
 
+# The fields each reads, in one call (a missing one declines the event).
+_content_fields = itemgetter("output_index", "content_index", "delta", "item_id")
+_summary_fields = itemgetter("output_index", "summary_index", "delta", "item_id")
+_call_fields = itemgetter("output_index", "delta", "item_id")
+
 #: ``(snapshot, type, payload, sequence_number, out) -> handled``.
 FastHandler = Callable[
     [ResponseSnapshot, str, dict[str, Any], int | None, list[ResponsesEvent]], bool
@@ -56,12 +62,11 @@ def _content_delta(
     out: list[ResponsesEvent],
 ) -> bool:
     """``response.output_text.delta`` (and refusal, reasoning text) into an announced part."""
-    get = payload.get
-    index = get("output_index")
-    content_index = get("content_index")
-    delta = get("delta")
-    item_id = get("item_id")
-    logprobs = get("logprobs")
+    try:
+        index, content_index, delta, item_id = _content_fields(payload)
+    except KeyError:  # the general path says which is missing
+        return False
+    logprobs = payload.get("logprobs")
     if (
         type(index) is not int or type(content_index) is not int or type(delta) is not str
         or type(item_id) is not str or (logprobs is not None and type(logprobs) is not list)
@@ -83,11 +88,10 @@ def _summary_delta(
     out: list[ResponsesEvent],
 ) -> bool:
     """``response.reasoning_summary_text.delta`` into an announced summary part."""
-    get = payload.get
-    index = get("output_index")
-    summary_index = get("summary_index")
-    delta = get("delta")
-    item_id = get("item_id")
+    try:
+        index, summary_index, delta, item_id = _summary_fields(payload)
+    except KeyError:
+        return False
     if (
         type(index) is not int or type(summary_index) is not int or type(delta) is not str
         or type(item_id) is not str
@@ -109,10 +113,10 @@ def _call_delta(
     out: list[ResponsesEvent],
 ) -> bool:
     """A tool call's input fragment (``response.function_call_arguments.delta``, ...)."""
-    get = payload.get
-    index = get("output_index")
-    delta = get("delta")
-    item_id = get("item_id")
+    try:
+        index, delta, item_id = _call_fields(payload)
+    except KeyError:
+        return False
     if type(index) is not int or type(delta) is not str or type(item_id) is not str:
         return False
     state = snap._by_index.get(index)
