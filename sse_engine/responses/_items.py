@@ -247,26 +247,6 @@ class ItemAssembly:
     def _on_content_delta(
         self, kind: str, payload: dict[str, Any], seq: int | None, out: list[ResponsesEvent]
     ) -> None:
-        # The usual delta first, in one step: every field of its type and the open item
-        # at its output_index. What the general steps below give for it, without their
-        # calls (a text delta is most of a stream's events).
-        index = payload.get("output_index")
-        delta = payload.get("delta")
-        content_index = payload.get("content_index")
-        item_id = payload.get("item_id")
-        logprobs = payload.get("logprobs")
-        if (
-            type(index) is int and type(delta) is str and type(content_index) is int
-            and type(item_id) is str and (logprobs is None or type(logprobs) is list)
-        ):
-            state = self.snap.item(index)
-            if state is not None and not state.done:
-                state._part(content_index, CONTENT_EVENTS[kind][1])._append(delta)
-                out.append(ResponseContentDeltaEvent(
-                    kind, seq, item_id, state.output_index, content_index, delta, logprobs,
-                    raw=payload,
-                ))
-                return
         delta = req_str(payload, "delta")
         content_index = opt_field(payload, "content_index", int, 0)
         logprobs = opt_field(payload, "logprobs", list)

@@ -24,6 +24,7 @@ from sse_engine.responses._events import (
     ResponseTerminalEvent,
     ResponseUnknownEvent,
 )
+from sse_engine.responses._fast import FAST_HANDLERS
 from sse_engine.responses._fields import Malformed
 from sse_engine.responses._gaps import GapLoss
 from sse_engine.responses._items import ITEM_STATUS_TYPES, ItemAssembly
@@ -170,18 +171,53 @@ class ResponsesLane(Lane[ResponsesEvent]):
         if self.outcome is not None:  # after an `error` event (see _post_end_events)
             self._after_error(sse, out)
             return
-        if sse.data == "[DONE]":
+        data = sse.data
+        if data == "[DONE]":
             return
-        payload = self._decode(sse)
+        # The base's _decode, inlined for the usual event: it runs only to raise.
+        try:
+            payload = self.json_loads(data)
+        except (ValueError, TypeError, RecursionError):
+            payload = self._decode(sse)  # raises the ProtocolError that says where
+        else:
+            if self._shape is not None:
+                self._note_shape(sse.event, payload)
         if type(payload) is not dict:
             raise ProtocolError(
                 f"SSE event #{self._event_index} ({describe(sse.event)}): the data is JSON "
                 f"{type(payload).__name__}, not an object"
             )
         kind = payload.get("type")
+        seq = payload.get("sequence_number")
+        # Most events are deltas whose type is their event: line and whose number is the
+        # next one (or, on a gateway that sends none, which was reported once already):
+        # their fast handler (_fast.py) does in one step what the general path below does
+        # for them, and declines, changing nothing, whatever it would have to check.
+        if kind == sse.event:
+            fast = FAST_HANDLERS.get(kind)
+            if fast is not None:
+                if type(seq) is int:
+                    if seq - 1 == self._last_seq and fast(self._snap, kind, payload, seq, out):
+                        self._last_seq = seq
+                        return
+                elif (
+                    seq is None and "missing_sequence_number" in self._warned_once
+                    and fast(self._snap, kind, payload, seq, out)
+                ):
+                    return
+        self._on_payload(sse, payload, kind, seq, out)
+
+    def _on_payload(
+        self,
+        sse: ServerSentEvent,
+        payload: dict[str, Any],
+        kind: Any,
+        seq: Any,
+        out: list[ResponsesEvent],
+    ) -> None:
+        """The general path: the type and sequence checks, then the event's handler."""
         if kind != sse.event or type(kind) is not str:  # the usual case needs no checks
             kind = self._type_of(sse, payload)
-        seq = payload.get("sequence_number")
         if type(seq) is int:
             last = self._last_seq
             if last is not None:
