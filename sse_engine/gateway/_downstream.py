@@ -39,8 +39,8 @@ def frames_in(data: bytes) -> int:
     """How many SSE events ``data`` ends (LF or CRLF blank lines): for the log line.
 
     One write is one relay's bytes, framed one way (Gemini's CRLF, every other
-    format's LF; ``b"\r\n\r\n"`` holds no ``b"\n\n"``): the CRLF scan runs only
-    when the LF one found nothing (it runs once per relayed read, so it counts).
+    format's LF; a CRLF blank line holds no two LFs in a row): the CRLF scan runs
+    only when the LF one found nothing (it runs once per relayed read, so it counts).
     """
     return data.count(b"\n\n") or data.count(b"\r\n\r\n")
 
