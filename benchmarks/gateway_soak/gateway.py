@@ -209,6 +209,10 @@ def main(argv: list[str] | None = None) -> int:
     serve = importlib.import_module(f"benchmarks.gateway_soak.{stack.module}").serve
 
     profiler = cProfile.Profile() if args.profile else None
+    if profiler is not None and stack.module == "stack_command":
+        # The command replaces this process: it profiles itself (stack_command.PROFILE_ENV).
+        os.environ["SOAK_COMMAND_PROFILE"] = args.profile
+        profiler = None
 
     def stop(signum: int, frame: object) -> None:
         # Exit here, without unwinding through whatever task the signal interrupted

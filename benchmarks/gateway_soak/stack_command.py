@@ -24,7 +24,13 @@ import time
 from benchmarks.gateway_soak.gateway import Config
 from benchmarks.gateway_soak.procs import announce
 
-__all__ = ["serve"]
+__all__ = ["CHECKOUT_ENV", "PROFILE_ENV", "serve"]
+
+#: The environment variable that carries the soak's ``--profile FILE`` into the command.
+PROFILE_ENV = "SOAK_COMMAND_PROFILE"
+#: The environment variable naming a directory whose ``sse_engine/`` the command runs
+#: instead of this checkout's (an A/B of two revisions of the command in one soak).
+CHECKOUT_ENV = "SOAK_COMMAND_CHECKOUT"
 
 #: How long the command may take to listen (imports, aiohttp's start).
 _START_SECONDS = 30.0
@@ -38,8 +44,15 @@ def serve(config: Config) -> None:
     if os.fork() == 0:
         _announce_when_listening(host, port)
     upstream = f"http://{config.upstream[0]}:{config.upstream[1]}"
+    # --profile FILE: the command under cProfile (it stops on SIGTERM, so the profile is
+    # written as the process exits).
+    profile = os.environ.get(PROFILE_ENV)
+    profiler = ["-m", "cProfile", "-o", profile] if profile else []
+    checkout = os.environ.get(CHECKOUT_ENV)
+    if checkout:
+        os.chdir(checkout)  # `python -m` puts the working directory first on sys.path
     os.execv(sys.executable, [
-        sys.executable, "-m", "sse_engine", "gateway", "--upstream", upstream,
+        sys.executable, *profiler, "-m", "sse_engine", "gateway", "--upstream", upstream,
         "--upstream-format", "messages", "--listen", f"{host}:{port}",
         "--keepalive", str(config.keepalive), "--grace", "1",
     ])

@@ -36,8 +36,13 @@ class ClientGone(Exception):
 
 
 def frames_in(data: bytes) -> int:
-    """How many SSE events ``data`` ends (LF or CRLF blank lines): for the log line."""
-    return data.count(b"\n\n") + data.count(b"\r\n\r\n")
+    """How many SSE events ``data`` ends (LF or CRLF blank lines): for the log line.
+
+    One write is one relay's bytes, framed one way (Gemini's CRLF, every other
+    format's LF; a CRLF blank line holds no two LFs in a row): the CRLF scan runs
+    only when the LF one found nothing (it runs once per relayed read, so it counts).
+    """
+    return data.count(b"\n\n") or data.count(b"\r\n\r\n")
 
 
 def error_answer(failure: ErrorResponse, extra: Mapping[str, str]) -> web.Response:

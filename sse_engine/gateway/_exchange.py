@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 
 import aiohttp
+import attrs
 from aiohttp import web
 
 from sse_engine._formats import WireFormat
@@ -51,6 +52,18 @@ __all__ = ["DROPPED_HEADER", "Exchange"]
 DROPPED_HEADER = "X-Dropped-Params"
 #: The upstream could not be reached, or broke off before it answered.
 _UNREACHABLE = "upstream_unreachable"
+
+
+@attrs.frozen
+class _Outbound:
+    """What a client's request becomes: the upstream's request body and what the answer
+    needs of the client's (the model it asked for, the parameters dropped, stream or not)."""
+
+    payload: bytes
+    model: str | None
+    upstream_model: str | None
+    dropped: tuple[str, ...]
+    stream: bool
 
 
 class Exchange:
@@ -94,29 +107,15 @@ class Exchange:
     # -- the request ----------------------------------------------------------------
 
     async def _serve(self, request: web.Request, record: Record) -> web.StreamResponse:
-        raw = await request.read()
         try:
-            body = json.loads(raw)
-        except ValueError as exc:
-            return self._bad_request(InvalidRequest("", f"the body is not JSON ({exc})"), record)
-        try:
-            conversation = Conversation.from_body(self.client.name, body)
+            outbound = self._outbound(request, await request.read())
         except InvalidRequest as invalid:
             return self._bad_request(invalid, record)
-        model = request.match_info.get("model")
-        if model is None and isinstance(body.get("model"), str):
-            model = body["model"]
-        upstream_model = self.config.upstream_model(model)
-        rendered = conversation.to_body(self.upstream.name, model=upstream_model, stream=True)
         headers: dict[str, str] = {}
-        if rendered.dropped:
-            headers[DROPPED_HEADER] = ", ".join(rendered.dropped)
+        if outbound.dropped:
+            headers[DROPPED_HEADER] = ", ".join(outbound.dropped)
         downstream: Downstream
-        # The route's path as the format's row spells it: on a final path (Gemini's
-        # :generateContent) the path, not the body, says that no stream is wanted.
-        route = request.match_info.route.resource
-        path = request.path if route is None else route.canonical
-        if self._client_endpoint.wants_stream(body, path):
+        if outbound.stream:
             downstream = Streaming(request, headers)
         else:
             downstream = Collecting(self.client, headers)
@@ -125,13 +124,35 @@ class Exchange:
         relay = Relay(
             self.upstream.lane(),
             to=self.client.name,
-            model=model,
+            model=outbound.model,
             created=int(time.time()),
             lean=True,
         )
+        return await self._relay(outbound.payload, outbound.upstream_model, relay, downstream,
+                                 record)
+
+    def _outbound(self, request: web.Request, raw: bytes) -> _Outbound:
+        """The upstream's request for the client's body (``InvalidRequest``: it cannot be
+        read). Made in a call of its own, so that the parsed body, the conversation and the
+        rendered request are dropped before the stream starts, not held for its length."""
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            raise InvalidRequest("", f"the body is not JSON ({exc})") from None
+        conversation = Conversation.from_body(self.client.name, body)
+        model = request.match_info.get("model")
+        if model is None and isinstance(body.get("model"), str):
+            model = body["model"]
+        upstream_model = self.config.upstream_model(model)
+        rendered = conversation.to_body(self.upstream.name, model=upstream_model, stream=True)
         upstream_body = self._upstream_endpoint.streamed(rendered.body)
-        payload = json.dumps(upstream_body, ensure_ascii=False).encode()
-        return await self._relay(payload, upstream_model, relay, downstream, record)
+        return _Outbound(
+            payload=json.dumps(upstream_body, ensure_ascii=False).encode(),
+            model=model,
+            upstream_model=upstream_model,
+            dropped=tuple(rendered.dropped),
+            stream=self._client_endpoint.wants_stream(body, _route_path(request)),
+        )
 
     def _bad_request(self, invalid: InvalidRequest, record: Record) -> web.Response:
         record.outcome = "bad_request"
@@ -228,3 +249,11 @@ class Exchange:
         finally:
             if timer is not None:
                 timer.cancel()
+
+
+def _route_path(request: web.Request) -> str:
+    """The route's path as the format's row spells it (``{model}`` unfilled): on a
+    final path (Gemini's ``:generateContent``) the path, not the body, says that no
+    stream is wanted."""
+    route = request.match_info.route.resource
+    return request.path if route is None else route.canonical

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import pstats
+import shutil
 import socket
 import sys
 import urllib.error
@@ -140,6 +142,27 @@ def test_small_soak_on_the_recommended_stack(stack: str, kind: str) -> None:
     else:
         assert tally.keepalives == 0  # the upstream sends none; a proxy adds none
     assert result.events > 0 and result.peak_rss >= result.idle_rss > 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the soak reads /proc")
+@pytest.mark.skipif(bool(_MISSING), reason=f"{_STACK} needs {', '.join(_MISSING)}")
+def test_the_command_of_another_checkout_runs_profiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An A/B of two revisions of the command in one soak: SOAK_COMMAND_CHECKOUT runs that
+    directory's sse_engine, and --profile reaches the command (its profile names the
+    checkout's files)."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(Path(soak.__file__).resolve().parents[2] / "sse_engine",
+                    checkout / "sse_engine", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("SOAK_COMMAND_CHECKOUT", str(checkout))
+    load = soak.Load(clients=2, deltas=10, gap=(0.01, 0.02), ramp=0.1)
+    profile = tmp_path / "command.prof"
+    result = soak.run_one("command", "relay", load, profile=profile)
+    assert result.tally.ok == 2 and result.tracebacks == 0
+    files = {path for path, _, _ in pstats.Stats(str(profile)).stats}  # type: ignore[attr-defined]
+    pumps = [path for path in files if path.endswith("_exchange.py")]
+    assert pumps and all(path.startswith(str(checkout)) for path in pumps)
 
 
 @pytest.mark.skipif(bool(_MISSING), reason=f"{_STACK} needs {', '.join(_MISSING)}")

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 from aiohttp import ClientConnectionResetError
+from server import capture_bytes
 
-from sse_engine import MessagesLane
-from sse_engine.gateway._downstream import ClientGone, Streaming
+from sse_engine import FORMATS, MessagesLane, SSEParser
+from sse_engine.gateway._downstream import ClientGone, Streaming, frames_in
 from sse_engine.relay import Relay
 
 
@@ -55,3 +56,28 @@ def test_a_write_to_a_client_that_left_is_client_gone() -> None:
 def test_a_client_that_left_after_the_last_byte_got_the_stream() -> None:
     response = LeftResponse("write_eof")
     assert finish_on(response) is response
+
+
+@pytest.mark.parametrize(
+    ("data", "events"),
+    [
+        (b"data: 1\n\n", 1),
+        (b"event: a\ndata: 1\n\ndata: 2\n\n", 2),
+        (b"data: 1\r\n\r\ndata: 2\r\n\r\n", 2),  # Gemini's framing
+        (b": keepalive\n", 0),
+        (b"\r\n", 0),
+        (b"", 0),
+    ],
+)
+def test_frames_in_counts_the_events_a_write_ends(data: bytes, events: int) -> None:
+    assert frames_in(data) == events
+
+
+def test_frames_in_counts_every_relays_events() -> None:
+    # Every format's relay, a whole stream in one write (one framing each: Gemini's CRLF,
+    # the others' LF): as many as an SSE parser reads.
+    for target in FORMATS:
+        relay = Relay(MessagesLane(), to=target)
+        relay.start(200, [("content-type", "text/event-stream")])
+        out = relay.feed(capture_bytes("messages_basic")) + relay.close()
+        assert frames_in(out) == len(SSEParser().feed(out)) > 2, target

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 from clients import CLIENTS, ask, capture_turn
 from conftest import Gateway
 
+from sse_engine.conversation import Conversation
 from sse_engine.gateway import _exchange
 from sse_engine.relay import Relay
 
@@ -33,3 +36,29 @@ def test_the_gateways_relay_keeps_none_of_the_text_it_passed_on(
     assert relay.lean
     assert relay.turn.text == ""  # passed on, not kept
     assert relay.turn.length("text") == len(text)
+
+
+def test_the_request_is_dropped_before_the_stream_starts(
+    start_gateway: Callable[..., Gateway], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The parsed body, its Conversation and the rendered upstream request are not held for
+    # the stream's length (a long stream, or a slow client, would keep them all along).
+    read: list[weakref.ref[Conversation]] = []
+    alive_at_relay: list[bool] = []
+    from_body = Conversation.from_body
+
+    def reading(client: str, body: Any) -> Conversation:
+        conversation = from_body(client, body)
+        read.append(weakref.ref(conversation))
+        return conversation
+
+    def relay_after(*args: Any, **kwargs: Any) -> Relay:
+        gc.collect()
+        alive_at_relay.append(read[-1]() is not None)
+        return Relay(*args, **kwargs)
+
+    monkeypatch.setattr(_exchange.Conversation, "from_body", staticmethod(reading))
+    monkeypatch.setattr(_exchange, "Relay", relay_after)
+    gateway = start_gateway("messages")
+    assert ask(gateway.url, "chat", stream=True)
+    assert alive_at_relay == [False]
