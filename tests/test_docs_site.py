@@ -10,7 +10,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,10 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 
-# One build for the session's tests (a module fixture would build again when a
-# pytest-xdist worker runs other tests between them); the tests share a worker.
+# One build for the run's tests, whichever pytest-xdist workers they run on.
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def site(tmp_path_factory: pytest.TempPathFactory, once_per_run: Callable[..., Any]) -> Path:
+    return Path(once_per_run("docs-site", lambda: str(_build(tmp_path_factory))))
+
+
+def _build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for module in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"):
         pytest.importorskip(module, reason="the docs tools are not installed")
     if not (DOCS / "benchmarks.md").exists():
@@ -40,7 +45,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.mark.xdist_group("docs-site")
 def test_the_site_builds_strictly(site: Path) -> None:
     for page in ("index", "parser", "chat", "responses", "messages", "gemini", "transports", "cli",
                  "encoding", "from-sdks", "api", "benchmarks", "parser_peers", "conversation"):
@@ -50,7 +54,6 @@ def test_the_site_builds_strictly(site: Path) -> None:
     assert not (site / "examples").exists()
 
 
-@pytest.mark.xdist_group("docs-site")
 def test_the_api_page_documents_every_public_name(site: Path) -> None:
     html = (site / "api" / "index.html").read_text(encoding="utf-8")
     anchors = set(re.findall(r'id="(sse_engine\.[\w.]+)"', html))

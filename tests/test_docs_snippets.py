@@ -28,7 +28,7 @@ import re
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -164,8 +164,15 @@ def _syntax_error(path: Path) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
-    """mypy --strict's errors, by block id (or example script)."""
+def mypy_errors(
+    block_files: dict[str, Path], once_per_run: Callable[..., Any]
+) -> dict[str, list[str]]:
+    """mypy --strict's errors, by block id (or example script): one run for all workers."""
+    errors: dict[str, list[str]] = once_per_run("docs-mypy", lambda: _mypy_errors(block_files))
+    return errors
+
+
+def _mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
     cache = WORK / "cache"
     # A syntax error would stop mypy's whole run: report it for its block alone.
     syntax = {unit: _syntax_error(path) for unit, path in block_files.items()}
@@ -190,9 +197,7 @@ def mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
     return errors
 
 
-# One mypy run checks every block: its tests stay on one pytest-xdist worker, which
-# runs the mypy_errors fixture once (spread over workers, each would run it).
-@pytest.mark.xdist_group("docs-mypy")
+# One mypy run checks every block, whichever pytest-xdist workers its tests run on.
 @pytest.mark.parametrize("unit", CHECKED)
 def test_block_type_checks(unit: str, mypy_errors: dict[str, list[str]]) -> None:
     errors = mypy_errors[unit]

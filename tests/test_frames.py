@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine import (
     FORMATS,
@@ -202,7 +203,7 @@ def as_json(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(80, thorough=200), deadline=None)
 @given(st.dictionaries(tricky_text, json_values, max_size=4), json_values)
 def test_unknown_payloads_come_back_exactly(extra: dict[str, Any], value: Any) -> None:
     """An unknown frame of each lane is passed through; its raw payload must be the same.

@@ -81,10 +81,13 @@ def test_mypy_strict_follows_the_installed_package(tmp_path: Path) -> None:
     (tmp_path / "user_script.py").write_text(USER_SCRIPT)
     (tmp_path / "user_mistake.py").write_text(USER_MISTAKE)
     # One mypy run over both scripts (cwd outside the repository: only the install
-    # can provide sse_engine): every error it reports is the mistake's.
+    # can provide sse_engine): every error it reports is the mistake's. Its cache is
+    # kept between runs (git ignores .mypy_cache), so the package is checked again only
+    # when it changed; mypy still finds it through the install, or not at all.
+    cache = ROOT / ".mypy_cache" / "install" / os.environ.get("PYTEST_XDIST_WORKER", "main")
     checked = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "--no-error-summary",
-         "user_script.py", "user_mistake.py"],
+         "--cache-dir", str(cache), "user_script.py", "user_mistake.py"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )
     assert checked.returncode == 1, checked.stdout + checked.stderr

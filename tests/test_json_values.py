@@ -13,10 +13,15 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine._json import LOSS_DEPTH, LOSS_NAN, LOSS_TYPE, MAX_DEPTH, describe, plain_json
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(80, thorough=200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)
 _VALUES = st.recursive(

@@ -27,6 +27,7 @@ import orjson
 from event_types import check_event
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine import (
     FORMATS,
@@ -40,7 +41,11 @@ CAPTURES = Path(__file__).resolve().parents[1] / "sse_engine" / "captures"
 BODIES = {p.name: p.read_bytes() for p in sorted(CAPTURES.glob("*.sse"))}
 LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 LOADS: dict[str, Callable[[Any], Any]] = {"json": json.loads, "orjson": orjson.loads}
-FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=examples(100, thorough=250),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 # After the verdict, which warning the base class gives depends on the reads
 # (events in the same read: event_after_end each; a later read: trailing_data),
@@ -216,7 +221,7 @@ def payload_positions(draw: st.DrawFn) -> tuple[str, int, int]:
     return name, block, draw(st.integers(0, 10_000))
 
 
-@settings(FUZZ, max_examples=300)
+@settings(FUZZ, max_examples=examples(100, thorough=300))
 @given(
     where=payload_positions(),
     value=st.sampled_from([DEEP, float("nan"), float("-inf"), 10**4000]),

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import textwrap
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -209,8 +210,17 @@ CACHE = ROOT / ".mypy_cache" / "typing" / os.environ.get("PYTEST_XDIST_WORKER", 
 # Session scope, not module: with pytest-xdist a worker may run tests of other
 # modules between this module's, and a module fixture would run mypy again.
 @pytest.fixture(scope="session")
-def mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[int, str]]]:
-    """One mypy run over every script: the (line, code) of each error, by file stem."""
+def mypy_errors(
+    tmp_path_factory: pytest.TempPathFactory, once_per_run: Callable[..., Any]
+) -> dict[str, set[tuple[int, str]]]:
+    """One mypy run over every script, for all workers: each error's (line, code), by file stem."""
+    found = once_per_run("typing-mypy", lambda: {
+        unit: sorted(errors) for unit, errors in _mypy_errors(tmp_path_factory).items()
+    })
+    return {unit: {(line, code) for line, code in errors} for unit, errors in found.items()}
+
+
+def _mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[int, str]]]:
     folder = tmp_path_factory.mktemp("typing")
     for name, code in SCRIPTS.items():
         (folder / f"{name}.py").write_text(textwrap.dedent(code).lstrip(), encoding="utf-8")
@@ -233,16 +243,12 @@ def mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple
     return errors
 
 
-# The tests that read the one mypy run stay on one pytest-xdist worker (spread over
-# workers, each would run mypy).
-@pytest.mark.xdist_group("typing-mypy")
 def test_correct_code_passes_and_is_typed_per_lane(
     mypy_errors: dict[str, set[tuple[int, str]]],
 ) -> None:
     assert mypy_errors.get("correct", set()) == set()
 
 
-@pytest.mark.xdist_group("typing-mypy")
 @pytest.mark.parametrize("name", [name for name in SCRIPTS if name != "correct"])
 def test_each_mistake_is_reported_where_it_is(
     name: str, mypy_errors: dict[str, set[tuple[int, str]]]
@@ -251,7 +257,6 @@ def test_each_mistake_is_reported_where_it_is(
     assert mypy_errors.get(name, set()) == expected_errors(code)
 
 
-@pytest.mark.xdist_group("typing-mypy")
 def test_the_package_itself_is_clean_under_the_same_flags(
     mypy_errors: dict[str, set[tuple[int, str]]],
 ) -> None:

@@ -99,10 +99,10 @@ _IMAGE_DATA_KEYS: Final = frozenset({"mimeType", "data"})
 
 
 def _image(part: Mapping[str, Any], path: str) -> Content:
-    inline = part.get("inlineData")
-    if inline is not None:
+    # By key, as _part chose this function: a null inlineData is refused, not a KeyError.
+    if "inlineData" in part:
         where = at(path, "inlineData")
-        data = need_dict(inline, where)
+        data = need_dict(part["inlineData"], where)
         media_type = need_str(field(data, "mimeType", where), at(where, "mimeType"))
         payload = need_str(field(data, "data", where), at(where, "data"))
         if data.keys() == _IMAGE_DATA_KEYS and media_type.startswith("image/") and (

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from relay_oracles import SEEN
 from test_chat import LEGACY_FUNCTION_CALL, capture, choice, chunk, codes, of, run, sse, tool
 
@@ -214,7 +215,11 @@ def reads_of(body: bytes, cuts: list[int]) -> Iterator[bytes]:
         yield body[start:end]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(20, thorough=100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(interleaved_calls())
 def test_any_interleaving_of_calls_ends_each_once_with_all_its_arguments(
     case: tuple[list[tuple[str, str, str]], bytes, list[int]],

@@ -16,6 +16,7 @@ import attrs
 import openai
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from relay_oracles import chat_stream
 
 from sse_engine import FORMATS, Outcome
@@ -110,7 +111,11 @@ def final_completion(body: bytes) -> Any:
         return exc.completion
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(30, thorough=100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(choices_script())
 def test_the_sdk_reads_every_choice_however_the_source_numbered_them(
     script: tuple[list[Part], Source, list[Choice]],

@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from relay_oracles import SEEN
 from test_chat import chunk, sse, tool
 from test_chat_emit import CHOICE_INDEX, final_completion
@@ -109,7 +110,11 @@ def numbered_choices(draw: st.DrawFn) -> tuple[bytes, list[Wanted]]:
     return body, [wanted[index] for index in first]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(20, thorough=100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(numbered_choices())
 def test_any_choice_numbering_reaches_every_reader(case: tuple[bytes, list[Wanted]]) -> None:
     body, choices = case

@@ -11,13 +11,18 @@ import pytest
 from event_types import check_event
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_chat import CAPTURES, capture, codes
 from test_chat_sdk import chat_streams
 
 from sse_engine import LaneEvent, Outcome, SSEEngineError
 from sse_engine.chat import ChatCompletionsLane, ChatToolCallStarted
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(80, thorough=200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 STREAMS = sorted(p.name for p in CAPTURES.glob("chat_*.sse"))
 
 

@@ -9,13 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis_budget import examples
 from request_bodies import aside, bodies
 from sdk_oracle import validate
 
 from sse_engine import Conversation
 
 ROUND_TRIP = settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(30, thorough=300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_chat import choice, chunk, run, sse, tool
 
 from sse_engine import Outcome
@@ -168,7 +169,11 @@ def mutate_deeply(value: Any) -> None:
             item[:] = ["mutated"]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(25, thorough=100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(st.lists(_chunk, min_size=1, max_size=4), st.booleans())
 def test_mutating_one_to_api_result_never_changes_the_next(
     chunks: list[dict[str, Any]], close: bool

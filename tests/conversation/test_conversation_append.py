@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from reasoning_turns import render as render_thinking
 from reasoning_turns import thinking_turns
 from sdk_oracle import ORACLES, validate
@@ -26,7 +27,11 @@ from wire_turns import read, render, turn_specs
 from sse_engine import Conversation, Message, Text, Tool, ToolResult
 from sse_engine.parts import ReasoningBlock, Turn
 
-APPEND = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+APPEND = settings(
+    max_examples=examples(25, thorough=100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 TOOLS = [Tool("get_weather", "The weather", {"type": "object"}),
          Tool("write_file", "Writes a file", {"type": "object"})]
 

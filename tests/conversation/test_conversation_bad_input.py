@@ -19,12 +19,17 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from request_bodies import conversation_bodies, json_values
 from sdk_oracle import REQUEST_FORMATS, validate
 
 from sse_engine import Conversation, InvalidRequest, SSEEngineError, ToolCall
 
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=examples(30, thorough=300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -133,6 +138,9 @@ def test_any_json_value_is_read_or_refused_with_invalid_request_only(
         ("gemini", {"contents": [], "systemInstruction": {"parts": [{"inlineData": {}}]}},
          "systemInstruction.parts[0]"),
         ("gemini", {}, "contents"),
+        # Found by the broken-body property: a null inlineData was a KeyError.
+        ("gemini", {"contents": [{"role": "user", "parts": [{"inlineData": None}]}]},
+         "contents[0].parts[0].inlineData"),
     ],
 )
 def test_invalid_request_names_the_path(format: str, body: Any, path: str) -> None:

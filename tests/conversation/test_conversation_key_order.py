@@ -12,12 +12,17 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from request_bodies import conversation_bodies
 from sdk_oracle import REQUEST_FORMATS
 
 from sse_engine import Conversation
 
-ORDERS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ORDERS = settings(
+    max_examples=examples(20, thorough=150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 def _reordered(value: Any) -> Any:

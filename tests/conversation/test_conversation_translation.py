@@ -16,6 +16,7 @@ import pytest
 from facts import unaccounted
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from request_bodies import conversation_bodies
 from sdk_oracle import REQUEST_FORMATS, validate
 
@@ -24,7 +25,7 @@ from sse_engine import Conversation
 PAIRS = [(source, target) for source in REQUEST_FORMATS for target in REQUEST_FORMATS
          if source != target]
 ACROSS = settings(
-    max_examples=int(os.environ.get("CONVERSATION_EXAMPLES", "150")),
+    max_examples=int(os.environ.get("CONVERSATION_EXAMPLES", examples(15, thorough=150))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

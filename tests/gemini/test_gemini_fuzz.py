@@ -18,11 +18,16 @@ from event_types import check_event
 from gemini_cases import GEMINI_STREAMS, capture, chunk, text
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine import Outcome, SSEEngineError, StreamEnd, encode_lane_events
 from sse_engine.gemini import GeminiLane, encode_gemini_event
 
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=examples(80, thorough=200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 BODIES = {name: capture(name) for name in GEMINI_STREAMS}
 
 

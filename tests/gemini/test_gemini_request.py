@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from gemini_bodies import gemini_bodies
 from hypothesis import HealthCheck, given, settings
+from hypothesis_budget import examples
 from request_bodies import aside
 from sdk_oracle import validate
 from wire_turns import render, turn_specs
@@ -21,7 +22,9 @@ from sse_engine import Conversation, GeminiLane, Message, Text, Tool, ToolResult
 from sse_engine.parts import PartStream, ReasoningBlock, ToolCall
 
 ROUND_TRIP = settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(60, thorough=300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 SIG = base64.b64encode(b"sig").decode()
 

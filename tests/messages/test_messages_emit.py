@@ -24,6 +24,7 @@ import anthropic
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from jiter import from_json
 from relay_oracles import chat_stream, message_stream, response_stream
 from wire_turns import LANES, CallSpec, TurnSpec, render
@@ -147,7 +148,11 @@ _LONE = TurnSpec(calls=(CallSpec("call_0", "f", ('{"a": "\\ud800"}',)),
 
 
 @pytest.mark.parametrize("source", sorted(LANES))
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(25, thorough=80),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(spec=turns_with_calls())
 @example(spec=_SURROGATE_PAIR_CUT)
 @example(spec=_LEADING_BLANK)
@@ -179,7 +184,11 @@ def test_the_anthropic_sdk_reads_every_relayed_call_or_an_error_naming_the_ones_
 
 
 @pytest.mark.parametrize("source", sorted(LANES))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(15, thorough=40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(spec=turns_with_calls())
 @example(spec=_LONE)
 def test_the_openai_sdk_reads_every_relayed_calls_arguments_as_sent(
@@ -200,7 +209,7 @@ def test_the_openai_sdk_reads_every_relayed_calls_arguments_as_sent(
 # -- the reader, against the SDK's ---------------------------------------------------------
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(100, thorough=400), deadline=None)
 @given(data=st.data())
 def test_every_prefix_written_is_one_the_sdk_reads_and_a_readable_input_is_written_whole(
     data: st.DataObject,

@@ -10,6 +10,7 @@ import pytest
 from event_types import check_event
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_messages import capture, message_start
 
 from sse_engine import Outcome, SSEEngineError
@@ -25,7 +26,11 @@ CAPTURES = [
     "messages_error.sse",
 ]
 BODIES = {name: capture(name) for name in CAPTURES}
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=examples(80, thorough=200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 def outcome_of(chunks: list[bytes]) -> tuple[list[Any], dict[str, Any], Any, list[str]]:
@@ -161,7 +166,7 @@ def typed_payload(draw: st.DrawFn) -> dict[str, Any]:
     return payload
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=examples(60, thorough=150))
 @given(st.lists(typed_payload(), max_size=10), st.booleans(), st.booleans())
 def test_random_typed_payloads_only_raise_engine_errors(
     payloads: list[dict[str, Any]], strict: bool, with_start: bool

@@ -23,6 +23,7 @@ from anthropic.types import RawMessageStreamEvent
 from anthropic.types.beta import BetaRawMessageStreamEvent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_messages import (
     MESSAGE_STOP,
     PING,
@@ -320,7 +321,11 @@ def realistic_stream(draw: st.DrawFn) -> bytes:
     return body + message_delta(stop, usage=end_usage) + MESSAGE_STOP
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(30, thorough=100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(realistic_stream())
 def test_random_realistic_streams_equal_the_sdk(body: bytes) -> None:
     lane, ours = lane_message(body)

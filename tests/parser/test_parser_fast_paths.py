@@ -20,6 +20,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_parser_properties import CUTS, reference, run, run_limited, split
 
 from sse_engine import Comment, ServerSentEvent, SSEParser
@@ -31,7 +32,11 @@ _VALUES = st.one_of(
 )
 #: Each example is a stream of up to 40 blocks, fed three ways: fewer examples
 #: than the general properties, each covering more.
-MANY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MANY = settings(
+    max_examples=examples(75, thorough=150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 _TERMINATORS = st.sampled_from([b"\n"] * 6 + [b"\r\n"] * 3 + [b"\r"])
 
 

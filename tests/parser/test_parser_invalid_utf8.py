@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_parser_properties import CUTS, split
 
 from sse_engine import Comment, ServerSentEvent, SSEParser, UsageError
 
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=examples(80, thorough=200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 Mark = tuple[int, int, int]
 

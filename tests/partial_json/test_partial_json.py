@@ -28,6 +28,7 @@ import jiter
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import sse_engine.parts
 from sse_engine._errors import SSEEngineError, UsageError
@@ -44,8 +45,16 @@ from sse_engine.partial_json import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-LIGHT = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+HEAVY = settings(
+    max_examples=examples(100, thorough=300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+LIGHT = settings(
+    max_examples=examples(75, thorough=150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 # -- helpers ------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from relay_oracles import NO_REFUSAL, SEEN, Seen, finish_word, tool_input
 
 from sse_engine import FORMATS, Outcome, StreamError
@@ -234,7 +235,11 @@ def comparable(target: str, seen: Seen, script: Script) -> Seen:
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(15, thorough=40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(script=scripts(), cuts=st.lists(st.integers(0, 40), max_size=4))
 def test_every_target_sdk_reads_what_the_parts_said(
     target: str, script: Script, cuts: list[int]

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine import FORMATS, Lane, Outcome, ResponsesLane
 from sse_engine.relay import Relay
@@ -66,7 +67,11 @@ def upstreams(draw: st.DrawFn) -> tuple[str, bytes]:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(40, thorough=120),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(upstream=upstreams(), read=st.integers(1, 600))
 def test_any_upstream_is_relayed_as_a_stream_the_target_reads(
     target: str, upstream: tuple[str, bytes], read: int

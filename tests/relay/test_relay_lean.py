@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from wire_turns import ALL_LANES, TurnSpec, UsageSpec, render, turn_specs
 
 from sse_engine import (
@@ -102,7 +103,11 @@ def test_a_lean_relay_writes_the_bytes_of_the_default_one_for_every_capture(
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("source", sorted(ALL_LANES))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(15, thorough=40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(spec=turn_specs(), read=st.integers(1, 300))
 def test_a_lean_relay_writes_the_bytes_of_the_default_one_for_any_turn(
     source: str, target: str, spec: TurnSpec, read: int

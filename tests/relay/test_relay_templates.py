@@ -6,6 +6,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine import SSEParser, encode_json
 from sse_engine.gemini import encode_gemini_event
@@ -45,7 +46,7 @@ def responses_payload(text: str, number: object) -> dict[str, object]:
     }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, thorough=300), deadline=None)
 @given(text=TEXTS, number=st.integers(0, 10**9))
 def test_a_filled_template_is_the_encoders_frame(text: str, number: int) -> None:
     try:

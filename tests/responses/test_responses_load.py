@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine import Outcome, ProtocolError, StreamEnd, StreamError, UsageError
 from sse_engine.responses import ResponsesLane, ResumePlan, RetrievePlan
@@ -247,7 +248,7 @@ responses = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(80, thorough=200), deadline=None)
 @given(response=responses, truncated_first=st.booleans())
 def test_any_object_gives_exactly_one_stream_end_and_plain_json(
     response: dict[str, Any], truncated_first: bool

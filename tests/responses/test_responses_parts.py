@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine import Outcome, ResponsesLane, encode_responses_event
 from sse_engine.parts import (
@@ -410,7 +411,11 @@ def _final_part(part: dict[str, Any]) -> dict[str, Any]:
     return {"type": "output_text", "text": part["final"], "annotations": []}
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(100, thorough=300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(script=stream_script())
 def test_the_turns_text_and_refusal_are_the_snapshots_however_the_finals_disagree(
     script: tuple[list[dict[str, Any]], list[int]],
@@ -468,7 +473,11 @@ def _call_items(payloads: list[dict[str, Any]]) -> set[str]:
     return {i["id"] for i in items if i["type"] in CALL_ITEMS and CALL_ITEMS[i["type"]].is_call(i)}
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(80, thorough=200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(script=late_announcements())
 def test_events_before_their_items_announcement_give_the_same_parts_however_split(
     script: tuple[str, list[dict[str, Any]], list[int]],

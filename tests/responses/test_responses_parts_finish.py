@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine import Outcome, ProtocolError, ResponsesLane, UsageError
 from sse_engine.parts import Finish, Part, PartStream
@@ -106,7 +107,11 @@ def step(stream: PartStream, name: str, rest: bytes) -> list[Part]:
     return stream.feed(rest)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(60, thorough=150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     cut=st.one_of(st.sampled_from(BOUNDARIES), st.integers(0, len(BASIC))),
     steps=st.lists(st.sampled_from(STEPS), max_size=5),

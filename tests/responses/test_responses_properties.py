@@ -8,13 +8,18 @@ from typing import Any
 from event_types import check_event
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_responses import REFERENCE_TYPES, payload_for
 from test_responses_support import capture, frames, run
 
 from sse_engine import LaneEvent, Outcome, SSEEngineError, StreamEnd, StreamRestarted
 from sse_engine.responses import ResponsesLane
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(80, thorough=200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 CAPTURES = [
     "responses_basic.sse",
@@ -150,7 +155,7 @@ def random_payload(draw: st.DrawFn) -> dict[str, Any]:
     return payload
 
 
-@settings(SETTINGS, max_examples=120)
+@settings(SETTINGS, max_examples=examples(40, thorough=120))
 @given(
     payloads=st.lists(random_payload(), min_size=1, max_size=8),
     event_lines=st.booleans(),

@@ -8,6 +8,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_responses_support import (
     RESP_ID,
     capture,
@@ -296,7 +297,7 @@ def resume_skipping(
     return lane
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, thorough=300), deadline=None)
 @given(
     data=st.data(),
     terminal=st.sampled_from(["response.completed", "response.incomplete"]),

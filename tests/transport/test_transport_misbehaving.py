@@ -41,6 +41,7 @@ import pytest
 import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from multidict import CIMultiDict, CIMultiDictProxy
 from server import CLIENTS, StreamServer, capture_bytes, drive
 from test_transport_glue import DONE, FULL, Cut, FakeClock, ToyLane, event, items, pieces
@@ -119,7 +120,7 @@ _dates = st.none() | _moments.map(_http_date) | st.text(max_size=20)
 _millis = st.none() | st.integers(-(10**20), 10**20).map(str) | st.text(max_size=8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(60, thorough=300), deadline=None)
 @given(
     value=_retry_after_values,
     date=_dates,

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from server import StreamServer, drive
 
 from sse_engine import DEFAULT_MAX_RETRY_DELAY, RetryPolicy
@@ -146,7 +147,7 @@ policies = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, thorough=300), deadline=None)
 @given(policy=policies, err=errors, attempt=st.integers(1, 10**6))
 def test_every_answer_is_none_or_a_finite_wait_within_max_delay(
     policy: RetryPolicy, err: StreamError, attempt: int
@@ -232,7 +233,7 @@ def failure_of(lane: Lane[Any], data: bytes) -> StreamError:
 LANE_NAMES = ("chat", "messages", "responses")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(40, thorough=200), deadline=None)
 @given(
     name=st.sampled_from(sorted(_RETRYABLE | _NOT_RETRYABLE)),
     lane_name=st.sampled_from(LANE_NAMES),
