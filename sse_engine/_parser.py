@@ -221,9 +221,11 @@ class SSEParser(BlockParser[Item]):
                 self._started = True
                 if text[2:3] == "\ufeff":
                     text = "\n\n" + text[3:]
-            if len(text) < self._few and not self._pending_size and (
+            if len(text) + self._pending_size < self._few and (
                 text.isascii() or "\ufffd" not in text  # O(1) for ASCII text
             ):
+                if self._pending_size:  # comment lines taken early began the first block
+                    self._pending_size = 0  # read: with them, the block is within the limit
                 # A few blocks with no invalid UTF-8 (the usual network read), read
                 # here without a call: a block that is (an id line, an event line
                 # and) one data line is its event.
@@ -241,17 +243,22 @@ class SSEParser(BlockParser[Item]):
                                 items.append(new_event(ServerSentEvent, (
                                     "message", value, id_buffer)))
                         else:
-                            self._parts(SPLIT(text), items)
+                            self._fast_blocks(text, items)
                 else:
                     parts = SPLIT(text)
                     if parts[0]:  # blocks of other shapes first
-                        self._parts(parts, items)
+                        self._fast_blocks(text, items)
                     else:
                         id_buffer = self._id_buffer
                         i, end = 1, len(parts)
                         while i < end:
                             value = parts[i + 2]
                             if _LF in value:  # more lines, or blocks of other shapes after
+                                if not self._comments and "\n:" in text:
+                                    # comment lines: taken out of the text, read again
+                                    del items[len(items) - (i - 1) // 3 :]
+                                    self._fast_blocks(text, items)
+                                    break
                                 self._id_buffer = self._last_event_id = id_buffer
                                 self._split_blocks(parts[i - 1 :], items)
                                 break

@@ -29,7 +29,7 @@ from sse_engine._parser_lines import Item, new_event, replaced
 from sse_engine._parser_tail import TailParser
 from sse_engine._sse import ServerSentEvent
 
-__all__ = ["FEW", "LONG_CRLF", "LONG_TAIL", "SPLIT", "BlockParser"]
+__all__ = ["FEW", "LONG_CRLF", "LONG_TAIL", "SPLIT", "UNCOMMENT", "BlockParser"]
 
 #: Fewer characters of complete blocks than this are read in feed() itself.
 FEW = 2048
@@ -47,6 +47,13 @@ SPLIT = re.compile(r"\n\n(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: ")
 SPLIT_CRLF = re.compile(
     r"\r\n\r\n(?:id: ([^\r\n\x00]*+)\r\n)?(?:event: ([^\r\n]*+)\r\n)?data: "
 ).split
+#: Takes out of an LF text of blocks (each after a blank line) what comment lines are
+#: to a parser that does not report them, which is nothing: a block of comment lines
+#: only, with the blank line before it, and any other comment line with the line break
+#: before it. The spec's steps give the same events and state on what is left (a
+#: comment-only block's blank line commits the ID buffer that the blank line before it
+#: committed, and sees no data), and the blocks left can take the fast shapes.
+UNCOMMENT = re.compile(r"\n\n:[^\n]*+(?:\n:[^\n]*+)*+(?=\n\n|\Z)|\n:[^\n]*+").sub
 #: An event's type: "message" when the block has no event line or an empty one.
 _TYPE = {None: "message", "": "message"}.get
 
@@ -86,10 +93,10 @@ class BlockParser(TailParser[Item]):
         if (text.isascii() or "\ufffd" not in text) and (  # O(1) for ASCII text
             len(text) + self._pending_size < self._max
         ):
-            if self._pending_size:  # the first block began with comment lines taken earlier
-                self._text_blocks(text[2:], items)
-            elif not self._data_blocks(text, items):
-                self._parts(SPLIT(text), items)
+            # The first block may have begun with comment lines taken earlier: they
+            # are read, and with them the block is still within the limit.
+            self._pending_size = 0
+            self._fast_blocks(text, items)
             return
         region = region[2:] + b"\n\n"
         text = text[2:] + "\n\n"
@@ -131,6 +138,19 @@ class BlockParser(TailParser[Item]):
             region = b"\n\n" + _lf_bytes(middle)
             self._complete(region, region.decode("utf-8", "replace"), len(rest), items)
         return rest
+
+    def _fast_blocks(self, text: str, items: list[Item]) -> None:
+        """The events of ``text`` (a blank line, then LF-only blocks with no invalid
+        UTF-8, none past the limit) by the fast shapes where they fit.
+
+        Comment lines, when not reported, are taken out first (``UNCOMMENT``):
+        keepalives between events would otherwise send every block after them
+        the per-line way.
+        """
+        if not self._comments and "\n:" in text:
+            text = UNCOMMENT("", text)
+        if not self._data_blocks(text, items):
+            self._parts(SPLIT(text), items)
 
     def _data_blocks(self, text: str, items: list[Item], head: str = "\n\ndata: ") -> bool:
         """The events of ``text`` if every block is one data line, the shape of
@@ -194,7 +214,7 @@ class BlockParser(TailParser[Item]):
         next(fields)
         for ident, kind, value in zip(fields, fields, fields, strict=False):
             if _LF in value or (crlf and _CR in value):
-                value, sep, more = _lf(value).partition("\n\n")
+                value, sep, more = (_lf(value) if crlf else value).partition("\n\n")
                 self._id_buffer = self._last_event_id = id_buffer
                 if _LF in value:
                     more = _header(ident, kind) + value + sep + more
