@@ -310,8 +310,14 @@ class SSEParser(BlockParser[Item]):
         if data[-1] == _CR:
             self._state = AFTER_CR
         if n > LONG_CRLF:
-            first = data.find(b"\r\n\r\n")
             last = data.rfind(b"\r\n\r\n")
+            if not self._tail and not self._pending_size and last > LONG_CRLF:
+                # A read that begins a block: its blocks up to the last blank line
+                # are read as they are, the first one too (when clean).
+                rest = self._whole_crlf_blocks(data, last, items)
+                if rest is not None:
+                    return rest
+            first = data.find(b"\r\n\r\n")
             if last + 4 == n:  # bytes must follow, for feed() to go on with
                 last = data.rfind(b"\r\n\r\n", 0, last + 3)
             if last - first > LONG_CRLF:

@@ -108,6 +108,28 @@ class BlockParser(TailParser[Item]):
                 self._blocks_marked(blocks, raws, start, items)
         self._blocks(blocks, len(text) >= self._max, items)
 
+    def _whole_crlf_blocks(self, data: bytes, last: int, items: list[Item]) -> bytes | None:
+        """A long read whose lines end with CRLF and that begins a block (nothing of an
+        unfinished block before it): its blocks up to the blank line at ``last``, read as
+        they are, with no pass to turn CRLF into LF; returns the bytes after that
+        blank line, LF-only, for ``feed()`` to go on with.
+
+        Only for clean text within the limit (no invalid UTF-8 to mark where, no
+        block to fail): else None, and nothing is read.
+        """
+        text = b"".join((b"\r\n\r\n", memoryview(data)[:last])).decode("utf-8", "replace")
+        if not self._started and text[4:5] == "\ufeff":  # the stream's first text: one BOM
+            text = "\r\n\r\n" + text[5:]
+        if not ((text.isascii() or "\ufffd" not in text) and len(text) < self._max):
+            return None
+        self._started = True
+        if not self._data_blocks(text, items, "\r\n\r\ndata: "):
+            self._parts(SPLIT_CRLF(text), items, crlf=True)
+        rest = data[last + 4 :]
+        lf = _lf_bytes(rest)
+        self._removed += data.count(b"\r\n", 0, last + 4) + len(rest) - len(lf)
+        return lf
+
     def _crlf_blocks(self, data: bytes, first: int, last: int, items: list[Item]) -> bytes:
         """A long read whose lines end with CRLF: its complete blocks read as they are.
 

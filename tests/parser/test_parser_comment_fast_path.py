@@ -130,3 +130,44 @@ def test_a_keepalive_line_taken_early_then_events(cut: int) -> None:
     two = ServerSentEvent("message", "2", "2")
     assert events == [ServerSentEvent("a", "1", ""), two] + [ServerSentEvent("a", "1", "2"), two] * 4
     assert parser.last_event_id == "2"
+
+
+# --- a long CRLF read that begins a block: read as it is, its first block too ----------------
+
+_LONG_VALUES = st.sampled_from([b"x", b"", b"\xc3\xa9", b"\xff", b"\x00", b"y" * 900, b"z" * 5000])
+
+
+@st.composite
+def long_crlf_streams(draw: st.DrawFn) -> bytes:
+    """Over 4 KiB of mostly CRLF blocks of the fast shapes (and a few others), a BOM,
+    a lone CR or LF here and there, comment lines, and an unfinished tail."""
+    blocks = []
+    for lines in draw(st.lists(_block(), min_size=1, max_size=8)):
+        value = draw(_LONG_VALUES)
+        lines = [*lines[:-1], lines[-1] + value] if lines else [value]
+        ends = [draw(st.sampled_from([b"\r\n"] * 12 + [b"\n", b"\r"])) for _ in lines]
+        blocks.append(b"".join(map(bytes.__add__, lines, ends)) + b"\r\n")
+    body = b"".join(blocks)
+    if draw(st.booleans()):  # clean text, as most streams are (invalid UTF-8 is read apart)
+        body = body.decode("utf-8", "ignore").encode()
+    body *= 1 + 5000 // max(1, len(body))
+    head = draw(st.sampled_from([b"", b"", b"\xef\xbb\xbf", b"\r\n", b"\n"]))
+    tail = draw(st.sampled_from([b"", b"data: x", b"data: x\r", b"\r", b": c\r\n"]))
+    return head + body + tail
+
+
+@MANY
+@given(stream=long_crlf_streams(), first=st.sampled_from([0, 0, 10, 5000]),
+       size=st.sampled_from([4097, 6000, 65536]), comments=st.booleans())
+@example(stream=(b"event: e\r\ndata: " + b"x" * 100 + b"\r\n\r\n") * 60, first=0, size=65536,
+         comments=False)
+@example(stream=b"\xef\xbb\xbf" + (b"id: 1\r\ndata: " + b"x" * 100 + b"\r\n\r\n") * 60, first=0,
+         size=65536, comments=False)
+def test_long_crlf_reads_match_the_reference(
+    stream: bytes, first: int, size: int, comments: bool
+) -> None:
+    """Whole, or after a first read that leaves an unfinished block (or ends one), in
+    reads longer than 4 KiB: the events are the reference's."""
+    ref = reference(stream, comments=comments)
+    chunks = [stream[:first]] + [stream[i : i + size] for i in range(first, len(stream), size)]
+    assert run(chunks, comments=comments) == (ref.items, ref.last_event_id, ref.retry, ref.in_event)
