@@ -43,6 +43,13 @@ _CR = "\r"
 #: is not there. A data value is the rest up to the next such block: when it
 #: holds LF, it is not one line.
 SPLIT = re.compile(r"\n\n(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: ").split
+#: ``SPLIT`` for a parser that does not report comments: a separator also takes the
+#: blocks of comment lines only (keepalives) between its blank line and the next block,
+#: which are nothing to such a parser (see ``UNCOMMENT``).
+SPLIT_UNCOMMENTED = re.compile(
+    r"\n\n(?::[^\n]*+\n(?::[^\n]*+\n)*+\n)*+"
+    r"(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: "
+).split
 #: ``SPLIT`` for text whose lines end with CRLF.
 SPLIT_CRLF = re.compile(
     r"\r\n\r\n(?:id: ([^\r\n\x00]*+)\r\n)?(?:event: ([^\r\n]*+)\r\n)?data: "
@@ -170,7 +177,21 @@ class BlockParser(TailParser[Item]):
         the per-line way.
         """
         if not self._comments and "\n:" in text:
-            text = UNCOMMENT("", text)
+            # Comment-only blocks at the end are cut (they have nothing to give);
+            # those before a block of the fast shapes go with the split's separator.
+            end = len(text)
+            while end:
+                start = text.rfind("\n\n", 0, end)
+                if text[start + 2 : start + 3] != ":" or (
+                    text.count("\n", start + 2, end) != text.count("\n:", start + 2, end)
+                ):
+                    break
+                end = start
+            parts = SPLIT_UNCOMMENTED(text if end == len(text) else text[:end])
+            if not any(map(str.__contains__, parts[3::3], repeat(_LF))):
+                self._parts(parts, items)
+                return
+            text = UNCOMMENT("", text)  # comment lines inside blocks too: one more pass
         if not self._data_blocks(text, items):
             self._parts(SPLIT(text), items)
 
