@@ -193,8 +193,9 @@ class SSEParser(BlockParser[Item]):
         tail: list[bytes] = self._tail
         # Where the last blank line is: at the last "\n\n" in this read, or at
         # its first byte when that starts a line and is an LF.
-        # A short read with no LF (one byte at a time) needs one memchr only.
-        last = -1 if n < 64 and LF not in data else data.rfind(b"\n\n")
+        # A read with no LF (a byte at a time, or a piece of a large event) needs one
+        # memchr only; in one with LF, the memchr stops at the first.
+        last = -1 if LF not in data else data.rfind(b"\n\n")
         if last < 0 and (not n or data[0] != LF or (tail and tail[-1][-1] != LF)):
             if not n:
                 self._bad_utf8 = None  # marks belong to the latest feed(), and this one read none
