@@ -41,7 +41,7 @@ import sys
 from typing import Literal, overload
 
 from sse_engine._errors import UsageError
-from sse_engine._parser_blocks import FEW, LONG_CRLF, LONG_TAIL, SPLIT, BlockParser
+from sse_engine._parser_blocks import FEW, LONG_CRLF, LONG_TAIL, BlockParser
 from sse_engine._parser_lines import (
     AFTER_CR,
     BOM,
@@ -246,7 +246,7 @@ class SSEParser(BlockParser[Item]):
                         else:
                             self._fast_blocks(text, items)
                 else:
-                    parts = SPLIT(text)
+                    parts = self._split(text)
                     if parts[0]:  # blocks of other shapes first
                         self._fast_blocks(text, items)
                     else:
@@ -255,11 +255,6 @@ class SSEParser(BlockParser[Item]):
                         while i < end:
                             value = parts[i + 2]
                             if _LF in value:  # more lines, or blocks of other shapes after
-                                if not self._comments and "\n:" in text:
-                                    # comment lines: taken out of the text, read again
-                                    del items[len(items) - (i - 1) // 3 :]
-                                    self._fast_blocks(text, items)
-                                    break
                                 self._id_buffer = self._last_event_id = id_buffer
                                 self._split_blocks(parts[i - 1 :], items)
                                 break

@@ -21,7 +21,7 @@ complete blocks, decoded, without the last blank line, and:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import accumulate, repeat
 from typing import Any
 
@@ -29,7 +29,7 @@ from sse_engine._parser_lines import Item, new_event, replaced
 from sse_engine._parser_tail import TailParser
 from sse_engine._sse import ServerSentEvent
 
-__all__ = ["FEW", "LONG_CRLF", "LONG_TAIL", "SPLIT", "UNCOMMENT", "BlockParser"]
+__all__ = ["FEW", "LONG_CRLF", "LONG_TAIL", "SPLIT", "BlockParser"]
 
 #: Fewer characters of complete blocks than this are read in feed() itself.
 FEW = 2048
@@ -44,8 +44,10 @@ _CR = "\r"
 #: holds LF, it is not one line.
 SPLIT = re.compile(r"\n\n(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: ").split
 #: ``SPLIT`` for a parser that does not report comments: a separator also takes the
-#: blocks of comment lines only (keepalives) between its blank line and the next block,
-#: which are nothing to such a parser (see ``UNCOMMENT``).
+#: blocks of comment lines only (keepalives) between its blank line and the next block.
+#: To such a parser they are nothing: the spec's steps give the same events and state
+#: without them (a comment-only block's blank line commits the ID buffer that the
+#: blank line before it committed, and sees no data).
 SPLIT_UNCOMMENTED = re.compile(
     r"\n\n(?::[^\n]*+\n(?::[^\n]*+\n)*+\n)*+"
     r"(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: "
@@ -54,13 +56,6 @@ SPLIT_UNCOMMENTED = re.compile(
 SPLIT_CRLF = re.compile(
     r"\r\n\r\n(?:id: ([^\r\n\x00]*+)\r\n)?(?:event: ([^\r\n]*+)\r\n)?data: "
 ).split
-#: Takes out of an LF text of blocks (each after a blank line) what comment lines are
-#: to a parser that does not report them, which is nothing: a block of comment lines
-#: only, with the blank line before it, and any other comment line with the line break
-#: before it. The spec's steps give the same events and state on what is left (a
-#: comment-only block's blank line commits the ID buffer that the blank line before it
-#: committed, and sees no data), and the blocks left can take the fast shapes.
-UNCOMMENT = re.compile(r"\n\n:[^\n]*+(?:\n:[^\n]*+)*+(?=\n\n|\Z)|\n:[^\n]*+").sub
 #: An event's type: "message" when the block has no event line or an empty one.
 _TYPE = {None: "message", "": "message"}.get
 
@@ -89,7 +84,12 @@ def _header(ident: str | None, kind: str | None) -> str:
 class BlockParser(TailParser[Item]):
     """Complete blocks to events; a base of :class:`SSEParser`, not used alone."""
 
-    __slots__ = ()
+    __slots__ = ("_split",)
+
+    def __init__(self, max_size: int, comments: bool) -> None:
+        super().__init__(max_size, comments)
+        # Keepalive blocks go with the separator unless they are reported.
+        self._split: Callable[[str], list[Any]] = SPLIT if comments else SPLIT_UNCOMMENTED
 
     def _complete(self, region: bytes, text: str, rest: int, items: list[Item]) -> None:
         """The blocks of ``text`` (``region`` decoded): the way their read calls for.
@@ -172,28 +172,23 @@ class BlockParser(TailParser[Item]):
         """The events of ``text`` (a blank line, then LF-only blocks with no invalid
         UTF-8, none past the limit) by the fast shapes where they fit.
 
-        Comment lines, when not reported, are taken out first (``UNCOMMENT``):
-        keepalives between events would otherwise send every block after them
-        the per-line way.
+        Comment lines, when not reported, are no reason to leave them: keepalive
+        blocks before a block go with the split's separator (``SPLIT_UNCOMMENTED``,
+        at no cost over ``SPLIT``), and those that end the text are cut (they
+        have nothing to give). Other comment lines take the per-block way.
         """
-        if not self._comments and "\n:" in text:
-            # Comment-only blocks at the end are cut (they have nothing to give);
-            # those before a block of the fast shapes go with the split's separator.
+        if not self._comments and text.startswith(":", text.rfind("\n\n") + 2):
             end = len(text)
-            while end:
+            while end:  # comment-only blocks at the end
                 start = text.rfind("\n\n", 0, end)
                 if text[start + 2 : start + 3] != ":" or (
                     text.count("\n", start + 2, end) != text.count("\n:", start + 2, end)
                 ):
                     break
                 end = start
-            parts = SPLIT_UNCOMMENTED(text if end == len(text) else text[:end])
-            if not any(map(str.__contains__, parts[3::3], repeat(_LF))):
-                self._parts(parts, items)
-                return
-            text = UNCOMMENT("", text)  # comment lines inside blocks too: one more pass
+            text = text[:end]
         if not self._data_blocks(text, items):
-            self._parts(SPLIT(text), items)
+            self._parts(self._split(text), items)
 
     def _data_blocks(self, text: str, items: list[Item], head: str = "\n\ndata: ") -> bool:
         """The events of ``text`` if every block is one data line, the shape of

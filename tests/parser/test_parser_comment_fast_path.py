@@ -1,12 +1,13 @@
-"""Comment lines on the fast path: taken out of a read's text, the events are the same.
+"""Comment lines on the fast path: the events are those of the slow paths.
 
-A parser that does not report comments takes comment lines out of a read's
-text before matching its blocks (``UNCOMMENT`` in ``_parser_blocks.py``): a
-block of comment lines only goes with the blank line before it, any other
-comment line with the line break before it. So keepalives between events no
-longer send the blocks after them the per-line way. These properties hold
+A parser that does not report comments reads keepalive blocks on its fast
+path: the regex split that reads a read's blocks takes the blocks of comment
+lines only that come before a block with the separator
+(``SPLIT_UNCOMMENTED`` in ``_parser_blocks.py``), and those that end a read's
+text are cut; both are nothing to such a parser. So keepalives between events
+no longer send the blocks after them the per-line way. These properties hold
 that fast path to the slow ones: the literal reference, and the same parser
-reporting comments (which never takes them out), on streams dense with
+reporting comments (which never takes that path), on streams dense with
 comment lines in every place a block can hold one, every line terminator, a
 BOM, odd runs of blank lines, comment lines taken early (a read that ends
 right after one), and any split, including the ragged 40-700 B reads of the
@@ -25,8 +26,12 @@ from test_parser_properties import CUTS, reference, run, run_limited, split
 from sse_engine import Comment, ServerSentEvent, SSEParser
 
 MANY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-_COMMENTS = st.sampled_from([b": keepalive", b":", b": ", b"::", b":data: x", b":\xff", b": \xe2\x82"])
-_VALUES = st.sampled_from([b"", b"x", b" x", b"a:b", b"{\"k\": 1}", b"\xc3\xa9", b"\x00", b"y" * 300])
+_COMMENTS = st.sampled_from(
+    [b": keepalive", b":", b": ", b"::", b":data: x", b":\xff", b": \xe2\x82"]
+)
+_VALUES = st.sampled_from(
+    [b"", b"x", b" x", b"a:b", b"{\"k\": 1}", b"\xc3\xa9", b"\x00", b"y" * 300]
+)
 _FIELDS = st.one_of(
     _VALUES.map(lambda v: b"data: " + v),
     _VALUES.map(lambda v: b"event: " + v),
@@ -128,7 +133,8 @@ def test_a_keepalive_line_taken_early_then_events(cut: int) -> None:
     chunks = [stream[i : i + cut] for i in range(0, len(stream), cut)]
     events = [e for chunk in chunks for e in parser.feed(chunk)] + parser.close()
     two = ServerSentEvent("message", "2", "2")
-    assert events == [ServerSentEvent("a", "1", ""), two] + [ServerSentEvent("a", "1", "2"), two] * 4
+    first = [ServerSentEvent("a", "1", ""), two]
+    assert events == first + [ServerSentEvent("a", "1", "2"), two] * 4
     assert parser.last_event_id == "2"
 
 
