@@ -11,11 +11,12 @@ complete blocks, decoded, without the last blank line, and:
   type and data value as strings, with no per-line step and no second copy;
   every event is then built in one pass of C calls (``map``), and any value
   that holds a line break (more data lines, or blocks of other shapes after
-  it) goes the per-line way;
+  it) goes the per-line way; when comments are not reported, keepalive
+  blocks go with the separator and those that end the text are cut;
+- a long CRLF read that begins a block: the same split, with CRLF in it;
 - a few blocks (the usual read of a network stream): one match per block;
-- everything else (invalid UTF-8, a block near ``max_event_size``, a block
-  that began with comment lines taken early, a long unfinished block that
-  ended): the spec's per-line steps, block by block.
+- everything else (invalid UTF-8, a block near ``max_event_size``, a long
+  unfinished block that ended): the spec's per-line steps, block by block.
 """
 
 from __future__ import annotations
