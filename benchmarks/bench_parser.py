@@ -119,26 +119,26 @@ def build_rows(s: Settings) -> list[Row]:
         built = {size: lanes.sized(builder, size) for size in s.sizes}
         for shape, reshape in corpora.SHAPES.items():
             shaped = {size: reshape(data) for size, data in built.items()}
-            expected = {size: corpora.expected_events(data) for size, data in shaped.items()}
+            by_size = {size: corpora.expected_events(data) for size, data in shaped.items()}
             for mode in ("64k", "ragged"):
                 for size, rounds in s.sizes.items():
                     data = shaped[size]
                     rows.append(Row(
-                        label=f"{_CORPUS_LABEL[name]} ({len(expected[size]):,} events)",
+                        label=f"{_CORPUS_LABEL[name]} ({len(by_size[size]):,} events)",
                         shape=shape, reads=_READS[mode], data=data,
-                        chunks=corpora.chunked(data, mode), expected=expected[size],
+                        chunks=corpora.chunked(data, mode), expected=by_size[size],
                         group="stream", rounds=rounds, size=lanes.size_label(size),
                     ))
     for name in corpora.CAPTURES:
         repeated = {size: corpora.capture(name, size) for size in s.sizes}
-        by_size = {size: corpora.expected_events(data) for size, data in repeated.items()}
+        by_capture_size = {size: corpora.expected_events(data) for size, data in repeated.items()}
         for mode in ("64k", "ragged"):
             for size, rounds in s.sizes.items():
                 data = repeated[size]
                 rows.append(Row(
-                    label=f"{name} ({len(by_size[size]):,} events)", shape="capture",
+                    label=f"{name} ({len(by_capture_size[size]):,} events)", shape="capture",
                     reads=_READS[mode], data=data, chunks=corpora.chunked(data, mode),
-                    expected=by_size[size], group="capture", rounds=rounds,
+                    expected=by_capture_size[size], group="capture", rounds=rounds,
                     size=lanes.size_label(size),
                 ))
     for name, builder in corpora.CORPORA.items():

@@ -41,7 +41,7 @@ import sys
 from typing import Literal, overload
 
 from sse_engine._errors import UsageError
-from sse_engine._parser_blocks import FEW, LONG_CRLF, LONG_TAIL, SPLIT, BlockParser
+from sse_engine._parser_blocks import FEW, LONG_CRLF, LONG_TAIL, BlockParser
 from sse_engine._parser_lines import (
     AFTER_CR,
     BOM,
@@ -193,8 +193,9 @@ class SSEParser(BlockParser[Item]):
         tail: list[bytes] = self._tail
         # Where the last blank line is: at the last "\n\n" in this read, or at
         # its first byte when that starts a line and is an LF.
-        # A short read with no LF (one byte at a time) needs one memchr only.
-        last = -1 if n < 64 and LF not in data else data.rfind(b"\n\n")
+        # A read with no LF (a byte at a time, or a piece of a large event) needs one
+        # memchr only; in one with LF, the memchr stops at the first.
+        last = -1 if LF not in data else data.rfind(b"\n\n")
         if last < 0 and (not n or data[0] != LF or (tail and tail[-1][-1] != LF)):
             if not n:
                 self._bad_utf8 = None  # marks belong to the latest feed(), and this one read none
@@ -221,9 +222,11 @@ class SSEParser(BlockParser[Item]):
                 self._started = True
                 if text[2:3] == "\ufeff":
                     text = "\n\n" + text[3:]
-            if len(text) < self._few and not self._pending_size and (
+            if len(text) + self._pending_size < self._few and (
                 text.isascii() or "\ufffd" not in text  # O(1) for ASCII text
             ):
+                if self._pending_size:  # comment lines taken early began the first block
+                    self._pending_size = 0  # read: with them, the block is within the limit
                 # A few blocks with no invalid UTF-8 (the usual network read), read
                 # here without a call: a block that is (an id line, an event line
                 # and) one data line is its event.
@@ -241,11 +244,11 @@ class SSEParser(BlockParser[Item]):
                                 items.append(new_event(ServerSentEvent, (
                                     "message", value, id_buffer)))
                         else:
-                            self._parts(SPLIT(text), items)
+                            self._fast_blocks(text, items)
                 else:
-                    parts = SPLIT(text)
+                    parts = self._split(text)
                     if parts[0]:  # blocks of other shapes first
-                        self._parts(parts, items)
+                        self._fast_blocks(text, items)
                     else:
                         id_buffer = self._id_buffer
                         i, end = 1, len(parts)
@@ -303,8 +306,14 @@ class SSEParser(BlockParser[Item]):
         if data[-1] == _CR:
             self._state = AFTER_CR
         if n > LONG_CRLF:
-            first = data.find(b"\r\n\r\n")
             last = data.rfind(b"\r\n\r\n")
+            if not self._tail and not self._pending_size and last > LONG_CRLF:
+                # A read that begins a block: its blocks up to the last blank line
+                # are read as they are, the first one too (when clean).
+                rest = self._whole_crlf_blocks(data, last, items)
+                if rest is not None:
+                    return rest
+            first = data.find(b"\r\n\r\n")
             if last + 4 == n:  # bytes must follow, for feed() to go on with
                 last = data.rfind(b"\r\n\r\n", 0, last + 3)
             if last - first > LONG_CRLF:

@@ -11,17 +11,18 @@ complete blocks, decoded, without the last blank line, and:
   type and data value as strings, with no per-line step and no second copy;
   every event is then built in one pass of C calls (``map``), and any value
   that holds a line break (more data lines, or blocks of other shapes after
-  it) goes the per-line way;
+  it) goes the per-line way; when comments are not reported, keepalive
+  blocks go with the separator and those that end the text are cut;
+- a long CRLF read that begins a block: the same split, with CRLF in it;
 - a few blocks (the usual read of a network stream): one match per block;
-- everything else (invalid UTF-8, a block near ``max_event_size``, a block
-  that began with comment lines taken early, a long unfinished block that
-  ended): the spec's per-line steps, block by block.
+- everything else (invalid UTF-8, a block near ``max_event_size``, a long
+  unfinished block that ended): the spec's per-line steps, block by block.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import accumulate, repeat
 from typing import Any
 
@@ -43,6 +44,15 @@ _CR = "\r"
 #: is not there. A data value is the rest up to the next such block: when it
 #: holds LF, it is not one line.
 SPLIT = re.compile(r"\n\n(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: ").split
+#: ``SPLIT`` for a parser that does not report comments: a separator also takes the
+#: blocks of comment lines only (keepalives) between its blank line and the next block.
+#: To such a parser they are nothing: the spec's steps give the same events and state
+#: without them (a comment-only block's blank line commits the ID buffer that the
+#: blank line before it committed, and sees no data).
+SPLIT_UNCOMMENTED = re.compile(
+    r"\n\n(?::[^\n]*+\n(?::[^\n]*+\n)*+\n)*+"
+    r"(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: "
+).split
 #: ``SPLIT`` for text whose lines end with CRLF.
 SPLIT_CRLF = re.compile(
     r"\r\n\r\n(?:id: ([^\r\n\x00]*+)\r\n)?(?:event: ([^\r\n]*+)\r\n)?data: "
@@ -75,7 +85,12 @@ def _header(ident: str | None, kind: str | None) -> str:
 class BlockParser(TailParser[Item]):
     """Complete blocks to events; a base of :class:`SSEParser`, not used alone."""
 
-    __slots__ = ()
+    __slots__ = ("_split",)
+
+    def __init__(self, max_size: int, comments: bool) -> None:
+        super().__init__(max_size, comments)
+        # Keepalive blocks go with the separator unless they are reported.
+        self._split: Callable[[str], list[Any]] = SPLIT if comments else SPLIT_UNCOMMENTED
 
     def _complete(self, region: bytes, text: str, rest: int, items: list[Item]) -> None:
         """The blocks of ``text`` (``region`` decoded): the way their read calls for.
@@ -86,10 +101,10 @@ class BlockParser(TailParser[Item]):
         if (text.isascii() or "\ufffd" not in text) and (  # O(1) for ASCII text
             len(text) + self._pending_size < self._max
         ):
-            if self._pending_size:  # the first block began with comment lines taken earlier
-                self._text_blocks(text[2:], items)
-            elif not self._data_blocks(text, items):
-                self._parts(SPLIT(text), items)
+            # The first block may have begun with comment lines taken earlier: they
+            # are read, and with them the block is still within the limit.
+            self._pending_size = 0
+            self._fast_blocks(text, items)
             return
         region = region[2:] + b"\n\n"
         text = text[2:] + "\n\n"
@@ -100,6 +115,28 @@ class BlockParser(TailParser[Item]):
                 start = self._bytes_fed - self._removed - rest - len(region)
                 self._blocks_marked(blocks, raws, start, items)
         self._blocks(blocks, len(text) >= self._max, items)
+
+    def _whole_crlf_blocks(self, data: bytes, last: int, items: list[Item]) -> bytes | None:
+        """A long read whose lines end with CRLF and that begins a block (nothing of an
+        unfinished block before it): its blocks up to the blank line at ``last``, read as
+        they are, with no pass to turn CRLF into LF; returns the bytes after that
+        blank line, LF-only, for ``feed()`` to go on with.
+
+        Only for clean text within the limit (no invalid UTF-8 to mark where, no
+        block to fail): else None, and nothing is read.
+        """
+        text = b"".join((b"\r\n\r\n", memoryview(data)[:last])).decode("utf-8", "replace")
+        if not self._started and text[4:5] == "\ufeff":  # the stream's first text: one BOM
+            text = "\r\n\r\n" + text[5:]
+        if not ((text.isascii() or "\ufffd" not in text) and len(text) < self._max):
+            return None
+        self._started = True
+        if not self._data_blocks(text, items, "\r\n\r\ndata: "):
+            self._parts(SPLIT_CRLF(text), items, crlf=True)
+        rest = data[last + 4 :]
+        lf = _lf_bytes(rest)
+        self._removed += data.count(b"\r\n", 0, last + 4) + len(rest) - len(lf)
+        return lf
 
     def _crlf_blocks(self, data: bytes, first: int, last: int, items: list[Item]) -> bytes:
         """A long read whose lines end with CRLF: its complete blocks read as they are.
@@ -131,6 +168,28 @@ class BlockParser(TailParser[Item]):
             region = b"\n\n" + _lf_bytes(middle)
             self._complete(region, region.decode("utf-8", "replace"), len(rest), items)
         return rest
+
+    def _fast_blocks(self, text: str, items: list[Item]) -> None:
+        """The events of ``text`` (a blank line, then LF-only blocks with no invalid
+        UTF-8, none past the limit) by the fast shapes where they fit.
+
+        Comment lines, when not reported, are no reason to leave them: keepalive
+        blocks before a block go with the split's separator (``SPLIT_UNCOMMENTED``,
+        at no cost over ``SPLIT``), and those that end the text are cut (they
+        have nothing to give). Other comment lines take the per-block way.
+        """
+        if not self._comments and text.startswith(":", text.rfind("\n\n") + 2):
+            end = len(text)
+            while end:  # comment-only blocks at the end
+                start = text.rfind("\n\n", 0, end)
+                if text[start + 2 : start + 3] != ":" or (
+                    text.count("\n", start + 2, end) != text.count("\n:", start + 2, end)
+                ):
+                    break
+                end = start
+            text = text[:end]
+        if not self._data_blocks(text, items):
+            self._parts(self._split(text), items)
 
     def _data_blocks(self, text: str, items: list[Item], head: str = "\n\ndata: ") -> bool:
         """The events of ``text`` if every block is one data line, the shape of
@@ -194,7 +253,7 @@ class BlockParser(TailParser[Item]):
         next(fields)
         for ident, kind, value in zip(fields, fields, fields, strict=False):
             if _LF in value or (crlf and _CR in value):
-                value, sep, more = _lf(value).partition("\n\n")
+                value, sep, more = (_lf(value) if crlf else value).partition("\n\n")
                 self._id_buffer = self._last_event_id = id_buffer
                 if _LF in value:
                     more = _header(ident, kind) + value + sep + more
