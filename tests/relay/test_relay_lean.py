@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
+from hypothesis_budget import THOROUGH, examples
 from wire_turns import ALL_LANES, TurnSpec, UsageSpec, render, turn_specs
 
 from sse_engine import (
@@ -154,7 +154,10 @@ def test_a_lean_relay_resumes_a_responses_upstream_as_the_default_one_does(
 
 
 #: The two lengths compared (docs/benchmarks.md has 100 to 30,000 per pairing).
-SHORT, LONG = 1_000, 10_000
+# Ten times the deltas: tracemalloc makes every allocation slow, so the everyday run
+# compares 200 with 2,000 deltas (the default relay's 90 bytes a delta is 160 KB there,
+# 80 times the tolerance below) and the deep run 1,000 with 10,000.
+SHORT, LONG = (1_000, 10_000) if settings.get_current_profile_name() == THOROUGH else (200, 2_000)
 
 
 def long_stream(source: str, deltas: int) -> bytes:
@@ -185,15 +188,17 @@ def streams() -> dict[tuple[str, int], bytes]:
 
 
 @pytest.mark.parametrize("source", sorted(ALL_LANES))
-def test_a_lean_relay_holds_no_more_after_10000_deltas_than_after_1000(
+def test_a_lean_relay_holds_no_more_after_ten_times_the_deltas(
     source: str, streams: dict[tuple[str, int], bytes]
 ) -> None:
     """Chat, Messages and Gemini targets: what a stream holds does not grow with its text
-    (the default relay holds about 90 bytes a delta: 800 KB more over the 9,000)."""
+    (the default relay holds about 90 bytes a delta)."""
     for target in ("chat", "messages", "gemini"):
         short = held(source, target, streams[source, SHORT])
         long = held(source, target, streams[source, LONG])
-        assert long - short < 2_000, (source, target, short, long)
+        # The parser's and the lane's buffers move by a few KB with where the reads
+        # fall; the default relay holds about 90 bytes a delta (160 KB at 2,000).
+        assert long - short < 8_000, (source, target, short, long)
 
 
 @pytest.mark.parametrize("source", sorted(ALL_LANES))
