@@ -26,9 +26,9 @@ from sse_engine.chat._events import (
     ChatEvent,
     ChatFunctionCallDelta,
     ChatFunctionCallEnd,
-    ChatToolCallArgumentsDelta,
     ChatToolCallEnd,
     ChatToolCallStarted,
+    new_arguments_delta,
 )
 from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
@@ -122,11 +122,24 @@ class ChatCalls:
         calls = self._choices.get(state.index)
         if calls is None:
             calls = self._choices[state.index] = _ChoiceCalls()
+        by_wire = calls.by_wire
         for fragment in value:
             if type(fragment) is not dict:
                 self._bad_field("delta.tool_calls[]", "an object", fragment)
                 continue
             function = fragment.get("function")
+            if len(fragment) == 2 and type(function) is dict and len(function) == 1:
+                # The common fragment, {"index": i, "function": {"arguments": text}},
+                # of an open call: it continues that call and nothing else.
+                wire = fragment.get("index")
+                arguments = function.get("arguments")
+                if type(wire) is int and type(arguments) is str:
+                    call = by_wire.get(wire)
+                    if call is not None and not call.done:
+                        if arguments:
+                            call._add_arguments(arguments)
+                            out.append(new_arguments_delta(state.index, call.index, arguments, raw))
+                        continue
             if function is None:
                 function = {}
             elif type(function) is not dict:
@@ -139,7 +152,7 @@ class ChatCalls:
             arguments = self._arguments(function.get("arguments"), "tool_calls[]")
             if arguments:
                 call._add_arguments(arguments)
-                out.append(ChatToolCallArgumentsDelta(state.index, call.index, arguments, raw=raw))
+                out.append(new_arguments_delta(state.index, call.index, arguments, raw))
 
     def _tool_call_for(
         self,
