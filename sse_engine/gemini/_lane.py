@@ -22,15 +22,14 @@ from sse_engine.gemini._events import (
     CandidateField,
     CandidateFinish,
     FunctionCallPart,
-    GeminiChunk,
     GeminiError,
     GeminiEvent,
     GeminiUnknownFrame,
     OtherPart,
     PromptFeedback,
-    TextPart,
-    ThoughtPart,
-    UsageMetadata,
+    new_chunk,
+    new_text_part,
+    new_usage,
 )
 from sse_engine.gemini._snapshot import CandidateSnapshot, GeminiSnapshot
 from sse_engine.gemini._wire import (
@@ -87,12 +86,13 @@ class GeminiLane(Lane[GeminiEvent]):
         if sse.event == "error":
             self._error_event(data, out)
             return
-        if not data or data.isspace():
-            self._warn("empty_data", "a data frame with no JSON was ignored")
-            return
-        if data.strip() == "[DONE]":  # not this API's; OpenAI-style proxies append it
-            self._warn("done_sentinel", "a [DONE] frame (not part of this API) was ignored")
-            return
+        if data[:1] != "{":  # a chunk never is empty or [DONE]: skip both checks
+            if not data or data.isspace():
+                self._warn("empty_data", "a data frame with no JSON was ignored")
+                return
+            if data.strip() == "[DONE]":  # not this API's; OpenAI-style proxies append it
+                self._warn("done_sentinel", "a [DONE] frame (not part of this API) was ignored")
+                return
         payload = self._decode(sse)
         if type(payload) is not dict:
             self._warn("unexpected_frame", f"a frame that is not a JSON object: {data[:80]!r}")
@@ -104,7 +104,7 @@ class GeminiLane(Lane[GeminiEvent]):
         if payload.keys().isdisjoint(RESPONSE_KEYS):
             out.append(GeminiUnknownFrame(payload))
             return
-        out.append(GeminiChunk(payload))
+        out.append(new_chunk(payload))
         snap = self._snap
         candidates = payload.get("candidates")
         if candidates is not None:
@@ -127,7 +127,7 @@ class GeminiLane(Lane[GeminiEvent]):
         if usage is not None:
             if type(usage) is dict:
                 snap.fields["usageMetadata"] = usage
-                out.append(UsageMetadata(usage, raw=payload))
+                out.append(new_usage(usage, payload))
             else:
                 self._bad_field("usageMetadata", "an object", usage)
         fields = snap.fields
@@ -228,8 +228,7 @@ class GeminiLane(Lane[GeminiEvent]):
                     self._bad_field(SIGNATURE_KEY, "a string", signature)
                     signature = None
                 state._add_text(part, text, thought, signature)
-                event = ThoughtPart if thought else TextPart
-                out.append(event(index, text, signature, raw=raw))
+                out.append(new_text_part(thought, index, text, signature, raw))
             elif CALL_KEY in part:
                 self._on_call(state, part, raw, out)
             else:
