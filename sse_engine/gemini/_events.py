@@ -263,7 +263,7 @@ def new_usage(usage: dict[str, Any], raw: dict[str, Any]) -> UsageMetadata:
 def new_text_part(
     thought: bool, candidate: int, text: str, signature: str | None, raw: dict[str, Any]
 ) -> TextPart | ThoughtPart:
-    """``ThoughtPart(...)`` if ``thought`` else ``TextPart(candidate, text, signature, raw=raw)``."""
+    """``TextPart(candidate, text, signature, raw=raw)``, or ``ThoughtPart`` if ``thought``."""
     if thought:
         event: TextPart | ThoughtPart = _new(ThoughtPart)
         set_candidate, set_text, set_signature, set_raw = _set_thought
