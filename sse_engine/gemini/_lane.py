@@ -110,8 +110,11 @@ class GeminiLane(Lane[GeminiEvent]):
         if candidates is not None:
             if type(candidates) is list:
                 snap.fields.setdefault("candidates", None)  # its place among the fields
-                for position, candidate in enumerate(candidates):
-                    self._on_candidate(candidate, position, payload, out)
+                if len(candidates) != 1 or not self._on_plain_candidate(
+                    candidates[0], payload, out
+                ):
+                    for position, candidate in enumerate(candidates):
+                        self._on_candidate(candidate, position, payload, out)
             else:
                 self._bad_field("candidates", "a list", candidates)
         feedback = payload.get("promptFeedback")
@@ -191,6 +194,41 @@ class GeminiLane(Lane[GeminiEvent]):
         reason = candidate.get("finishReason")
         if reason is not None:
             self._on_finish(state, reason, raw, out)
+
+    def _on_plain_candidate(
+        self, candidate: Any, raw: dict[str, Any], out: list[GeminiEvent]
+    ) -> bool:
+        """The common candidate, read without the general walk of :meth:`_on_candidate`.
+
+        The only candidate of its chunk, already seen and not finished, holding
+        nothing but ``content`` whose parts are all plain text or thought parts
+        (``{"text": ...}``, with at most a boolean ``thought``): what nearly every
+        chunk of a stream is. It gives the events and the snapshot the general
+        path would; anything else returns False having done nothing
+        (tests/gemini/test_gemini_fast_path.py checks both give the same).
+        """
+        if type(candidate) is not dict or len(candidate) != 1:
+            return False
+        content = candidate.get("content")
+        if type(content) is not dict:
+            return False
+        state = self._snap.candidates.get(0)
+        parts = content.get("parts")
+        if state is None or state.finish_reason is not None or type(parts) is not list:
+            return False
+        for part in parts:
+            if type(part) is not dict or type(part.get("text")) is not str or not (
+                len(part) == 1 or (len(part) == 2 and type(part.get(THOUGHT_KEY)) is bool)
+            ):
+                return False
+        state._open_content(content)
+        add_text = state._add_text
+        for part in parts:
+            text = part["text"]
+            thought = part.get(THOUGHT_KEY, False)
+            add_text(part, text, thought, None)
+            out.append(new_text_part(thought, 0, text, None, raw))
+        return True
 
     def _on_content(
         self,
