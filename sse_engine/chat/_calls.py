@@ -26,9 +26,9 @@ from sse_engine.chat._events import (
     ChatEvent,
     ChatFunctionCallDelta,
     ChatFunctionCallEnd,
-    ChatToolCallArgumentsDelta,
     ChatToolCallEnd,
     ChatToolCallStarted,
+    new_arguments_delta,
 )
 from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
@@ -127,6 +127,13 @@ class ChatCalls:
                 self._bad_field("delta.tool_calls[]", "an object", fragment)
                 continue
             function = fragment.get("function")
+            if (
+                len(fragment) == 2
+                and type(function) is dict
+                and len(function) == 1
+                and self._continued(state, calls, fragment, function, raw, out)
+            ):
+                continue
             if function is None:
                 function = {}
             elif type(function) is not dict:
@@ -139,7 +146,36 @@ class ChatCalls:
             arguments = self._arguments(function.get("arguments"), "tool_calls[]")
             if arguments:
                 call._add_arguments(arguments)
-                out.append(ChatToolCallArgumentsDelta(state.index, call.index, arguments, raw=raw))
+                out.append(new_arguments_delta(state.index, call.index, arguments, raw))
+
+    def _continued(
+        self,
+        state: ChatChoiceSnapshot,
+        calls: _ChoiceCalls,
+        fragment: dict[str, Any],
+        function: dict[str, Any],
+        raw: dict[str, Any],
+        out: list[ChatEvent],
+    ) -> bool:
+        """The common fragment, read without :meth:`_tool_call_for`: True if it was one.
+
+        ``{"index": i, "function": {"arguments": text}}`` (the caller checked the
+        two keys and the one) for a call already open at wire index ``i``: it only
+        continues that call's arguments, which the general path would conclude
+        after its checks. Anything else returns False having done nothing
+        (tests/chat/test_chat_fast_path.py checks both paths give the same).
+        """
+        wire = fragment.get("index")
+        arguments = function.get("arguments")
+        if type(wire) is not int or type(arguments) is not str:
+            return False
+        call = calls.by_wire.get(wire)
+        if call is None or call.done:
+            return False
+        if arguments:
+            call._add_arguments(arguments)
+            out.append(new_arguments_delta(state.index, call.index, arguments, raw))
+        return True
 
     def _tool_call_for(
         self,

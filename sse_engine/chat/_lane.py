@@ -22,7 +22,6 @@ from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE
 from sse_engine._sse import ServerSentEvent
 from sse_engine.chat._calls import ChatCalls, bad_field
 from sse_engine.chat._events import (
-    ChatChunk,
     ChatContentDelta,
     ChatDeltaField,
     ChatEvent,
@@ -32,6 +31,8 @@ from sse_engine.chat._events import (
     ChatRole,
     ChatUnknownFrame,
     ChatUsage,
+    new_chunk,
+    new_content_delta,
 )
 from sse_engine.chat._snapshot import (
     ChatChoiceSnapshot,
@@ -121,12 +122,13 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         if sse.event == "error":
             self._end(Outcome.FAILED, self._error_event(data), out)
             return
-        if data[:6] == DONE:
-            self._on_done(out)
-            return
-        if not data or data.isspace():
-            self._warn("empty_frame", "a data frame with no JSON was ignored")
-            return
+        if data[:1] != "{":  # a chunk never is [DONE] or empty: skip both checks
+            if data[:6] == DONE:
+                self._on_done(out)
+                return
+            if not data or data.isspace():
+                self._warn("empty_frame", "a data frame with no JSON was ignored")
+                return
         payload = self._decode(sse)
         if type(payload) is not dict:
             self._warn("unexpected_frame", f"a frame that is not a JSON object: {data[:80]!r}")
@@ -140,7 +142,7 @@ class ChatCompletionsLane(Lane[ChatEvent]):
             # Azure content-filter frames ("object": ""), or a provider's own frame.
             out.append(ChatUnknownFrame(payload))
             return
-        out.append(ChatChunk(payload))
+        out.append(new_chunk(payload))
         snap = self._snapshot
         if self._need_identity:
             self._take_identity(payload)
@@ -153,9 +155,10 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         choices = payload.get("choices")
         if choices:
             if type(choices) is list:
-                on_choice = self._on_choice
-                for position, choice in enumerate(choices):
-                    on_choice(choice, position, payload, out)
+                if len(choices) != 1 or not self._on_plain_choice(choices[0], payload, out):
+                    on_choice = self._on_choice
+                    for position, choice in enumerate(choices):
+                        on_choice(choice, position, payload, out)
             else:
                 self._bad_field("choices", "a list", choices)
         usage = payload.get("usage")
@@ -250,6 +253,45 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         if usage is not None:
             # Kimi (Moonshot) nests usage in the finish chunk's choice.
             self._on_usage(usage, raw, out)
+
+    def _on_plain_choice(self, choice: Any, raw: dict[str, Any], out: list[ChatEvent]) -> bool:
+        """The common choice, read without the general walk of :meth:`_on_choice`.
+
+        A choice of a choice already seen, not finished, whose delta is only
+        ``content`` text or only ``tool_calls``, with no logprobs, finish reason
+        or usage: what nearly every chunk of a stream is. It gives the events and
+        the snapshot :meth:`_on_choice` would; anything else returns False having
+        done nothing, and takes the general path (tests/chat/test_chat_fast_path.py
+        checks both give the same for any stream).
+        """
+        if type(choice) is not dict:
+            return False
+        index = choice.get("index")
+        if type(index) is not int:
+            return False
+        state = self._snapshot.choices.get(index)
+        if state is None or state.finish_reason is not None:
+            return False
+        delta = choice.get("delta")
+        if (
+            type(delta) is not dict
+            or len(delta) != 1
+            or choice.get("finish_reason")
+            or choice.get("logprobs") is not None
+            or choice.get("usage") is not None
+        ):
+            return False
+        text = delta.get("content")
+        if type(text) is str:
+            state._add_text("content", text)
+            if text:
+                out.append(new_content_delta(index, text, raw))
+            return True
+        calls = delta.get("tool_calls")
+        if calls is None:
+            return False
+        self._calls.tool_calls(state, calls, raw, out)
+        return True
 
     def _on_usage(self, usage: Any, raw: dict[str, Any], out: list[ChatEvent]) -> None:
         if type(usage) is not dict:

@@ -356,21 +356,22 @@ class ChatCompletionSnapshot:
 
     def to_api(self) -> dict[str, Any]:
         """The ``chat.completion`` object, JSON-ready (a fresh copy on every call)."""
-        # Every field goes through json_copy: a provider may send any JSON in
-        # place of a string or a number, and the caller owns what it gets.
+        # A provider may send any JSON in place of a string or a number, and the
+        # caller owns what it gets: the fields below are values as sent (never
+        # merged text), and the one plain_json copy at the end copies them.
         out: dict[str, Any] = {
-            "id": json_copy(self.id),
+            "id": self.id,
             "object": "chat.completion",
-            "created": json_copy(self.created),
-            "model": json_copy(self.model),
+            "created": self.created,
+            "model": self.model,
             "choices": [self.choices[i].to_api() for i in sorted(self.choices)],
-            "usage": json_copy(self.usage),
+            "usage": self.usage,
         }
         if self.system_fingerprint is not None:
-            out["system_fingerprint"] = json_copy(self.system_fingerprint)
+            out["system_fingerprint"] = self.system_fingerprint
         if self.service_tier is not None:
-            out["service_tier"] = json_copy(self.service_tier)
+            out["service_tier"] = self.service_tier
         if self.moderation is not None:
-            out["moderation"] = json_copy(self.moderation)
+            out["moderation"] = self.moderation
         # One plain JSON copy (no NaN, no nesting past MAX_DEPTH, nothing shared).
         return plain_json(out, self._on_loss)  # type: ignore[no-any-return]

@@ -17,6 +17,7 @@ from typing import Any, TypeAlias, final
 
 import attrs
 
+from sse_engine._frozen_build import slot_setters
 from sse_engine._lane_events import LaneEvent, StreamEnd
 from sse_engine._outcome import StreamError
 
@@ -229,3 +230,48 @@ GeminiEvent: TypeAlias = (
     | PromptFeedback
     | StreamEnd
 )
+
+
+# -- builders for the lane's hot path ---------------------------------------------------
+# Each one is its class's constructor, made without the class call and attrs'
+# __init__ (see sse_engine/_frozen_build.py): the lane builds three of these per
+# chunk. tests/gemini/test_gemini_fast_path.py checks they equal the constructor's.
+
+_new = object.__new__
+(_set_chunk_raw,) = slot_setters(GeminiChunk, "raw")
+_set_usage = slot_setters(UsageMetadata, "usage", "raw")
+_set_text = slot_setters(TextPart, "candidate", "text", "signature", "raw")
+_set_thought = slot_setters(ThoughtPart, "candidate", "text", "signature", "raw")
+
+
+def new_chunk(raw: dict[str, Any]) -> GeminiChunk:
+    """``GeminiChunk(raw)``."""
+    event = _new(GeminiChunk)
+    _set_chunk_raw(event, raw)
+    return event
+
+
+def new_usage(usage: dict[str, Any], raw: dict[str, Any]) -> UsageMetadata:
+    """``UsageMetadata(usage, raw=raw)``."""
+    event = _new(UsageMetadata)
+    set_usage, set_raw = _set_usage
+    set_usage(event, usage)
+    set_raw(event, raw)
+    return event
+
+
+def new_text_part(
+    thought: bool, candidate: int, text: str, signature: str | None, raw: dict[str, Any]
+) -> TextPart | ThoughtPart:
+    """``TextPart(candidate, text, signature, raw=raw)``, or ``ThoughtPart`` if ``thought``."""
+    if thought:
+        event: TextPart | ThoughtPart = _new(ThoughtPart)
+        set_candidate, set_text, set_signature, set_raw = _set_thought
+    else:
+        event = _new(TextPart)
+        set_candidate, set_text, set_signature, set_raw = _set_text
+    set_candidate(event, candidate)
+    set_text(event, text)
+    set_signature(event, signature)
+    set_raw(event, raw)
+    return event

@@ -22,15 +22,14 @@ from sse_engine.gemini._events import (
     CandidateField,
     CandidateFinish,
     FunctionCallPart,
-    GeminiChunk,
     GeminiError,
     GeminiEvent,
     GeminiUnknownFrame,
     OtherPart,
     PromptFeedback,
-    TextPart,
-    ThoughtPart,
-    UsageMetadata,
+    new_chunk,
+    new_text_part,
+    new_usage,
 )
 from sse_engine.gemini._snapshot import CandidateSnapshot, GeminiSnapshot
 from sse_engine.gemini._wire import (
@@ -87,12 +86,13 @@ class GeminiLane(Lane[GeminiEvent]):
         if sse.event == "error":
             self._error_event(data, out)
             return
-        if not data or data.isspace():
-            self._warn("empty_data", "a data frame with no JSON was ignored")
-            return
-        if data.strip() == "[DONE]":  # not this API's; OpenAI-style proxies append it
-            self._warn("done_sentinel", "a [DONE] frame (not part of this API) was ignored")
-            return
+        if data[:1] != "{":  # a chunk never is empty or [DONE]: skip both checks
+            if not data or data.isspace():
+                self._warn("empty_data", "a data frame with no JSON was ignored")
+                return
+            if data.strip() == "[DONE]":  # not this API's; OpenAI-style proxies append it
+                self._warn("done_sentinel", "a [DONE] frame (not part of this API) was ignored")
+                return
         payload = self._decode(sse)
         if type(payload) is not dict:
             self._warn("unexpected_frame", f"a frame that is not a JSON object: {data[:80]!r}")
@@ -104,14 +104,17 @@ class GeminiLane(Lane[GeminiEvent]):
         if payload.keys().isdisjoint(RESPONSE_KEYS):
             out.append(GeminiUnknownFrame(payload))
             return
-        out.append(GeminiChunk(payload))
+        out.append(new_chunk(payload))
         snap = self._snap
         candidates = payload.get("candidates")
         if candidates is not None:
             if type(candidates) is list:
                 snap.fields.setdefault("candidates", None)  # its place among the fields
-                for position, candidate in enumerate(candidates):
-                    self._on_candidate(candidate, position, payload, out)
+                if len(candidates) != 1 or not self._on_plain_candidate(
+                    candidates[0], payload, out
+                ):
+                    for position, candidate in enumerate(candidates):
+                        self._on_candidate(candidate, position, payload, out)
             else:
                 self._bad_field("candidates", "a list", candidates)
         feedback = payload.get("promptFeedback")
@@ -127,7 +130,7 @@ class GeminiLane(Lane[GeminiEvent]):
         if usage is not None:
             if type(usage) is dict:
                 snap.fields["usageMetadata"] = usage
-                out.append(UsageMetadata(usage, raw=payload))
+                out.append(new_usage(usage, payload))
             else:
                 self._bad_field("usageMetadata", "an object", usage)
         fields = snap.fields
@@ -192,6 +195,41 @@ class GeminiLane(Lane[GeminiEvent]):
         if reason is not None:
             self._on_finish(state, reason, raw, out)
 
+    def _on_plain_candidate(
+        self, candidate: Any, raw: dict[str, Any], out: list[GeminiEvent]
+    ) -> bool:
+        """The common candidate, read without the general walk of :meth:`_on_candidate`.
+
+        The only candidate of its chunk, already seen and not finished, holding
+        nothing but ``content`` whose parts are all plain text or thought parts
+        (``{"text": ...}``, with at most a boolean ``thought``): what nearly every
+        chunk of a stream is. It gives the events and the snapshot the general
+        path would; anything else returns False having done nothing
+        (tests/gemini/test_gemini_fast_path.py checks both give the same).
+        """
+        if type(candidate) is not dict or len(candidate) != 1:
+            return False
+        content = candidate.get("content")
+        if type(content) is not dict:
+            return False
+        state = self._snap.candidates.get(0)
+        parts = content.get("parts")
+        if state is None or state.finish_reason is not None or type(parts) is not list:
+            return False
+        for part in parts:
+            if type(part) is not dict or type(part.get("text")) is not str or not (
+                len(part) == 1 or (len(part) == 2 and type(part.get(THOUGHT_KEY)) is bool)
+            ):
+                return False
+        state._open_content(content)
+        add_text = state._add_text
+        for part in parts:
+            text = part["text"]
+            thought = part.get(THOUGHT_KEY, False)
+            add_text(part, text, thought, None)
+            out.append(new_text_part(thought, 0, text, None, raw))
+        return True
+
     def _on_content(
         self,
         state: CandidateSnapshot,
@@ -228,8 +266,7 @@ class GeminiLane(Lane[GeminiEvent]):
                     self._bad_field(SIGNATURE_KEY, "a string", signature)
                     signature = None
                 state._add_text(part, text, thought, signature)
-                event = ThoughtPart if thought else TextPart
-                out.append(event(index, text, signature, raw=raw))
+                out.append(new_text_part(thought, index, text, signature, raw))
             elif CALL_KEY in part:
                 self._on_call(state, part, raw, out)
             else:
