@@ -14,7 +14,7 @@ finish reason of a stream that failed or was cut.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._tally import Tally
@@ -37,7 +37,7 @@ from sse_engine.parts._parts import (
     Usage,
     UsageUpdate,
 )
-from sse_engine.parts._turn import UNSET, ReasoningBlock, ToolCall, Turn, joined
+from sse_engine.parts._turn import UNSET, JSONText, ReasoningBlock, ToolCall, Turn, joined
 
 __all__ = ["PartBuilder"]
 
@@ -84,8 +84,13 @@ def _text_maker(cls: type[P]) -> Callable[[str, int], P]:
 
 def _call_delta_maker() -> Callable[[str, str, int, int, ToolCall], ToolCallDelta]:
     new = object.__new__
-    setters = [ToolCallDelta.__dict__[name].__set__
-               for name in ("id", "text", "index", "choice", "call")]
+    # ``text`` is a property over its slot (it may hold a JSONText): set the slot itself.
+    names = ("id", "text", "index", "choice", "call")
+    descriptors = [ToolCallDelta.__dict__[name] for name in names]
+    setters: list[Callable[[Any, Any], None]] = [
+        d.fset if isinstance(d, property) and d.fset is not None else d.__set__
+        for d in descriptors
+    ]
     set_id, set_text, set_index, set_choice, set_call = setters
 
     def make(id: str, text: str, index: int, choice: int, call: ToolCall) -> ToolCallDelta:
@@ -321,6 +326,18 @@ class PartBuilder:
         """``text`` more of the call's input (``index``: its place in ``turn.tool_calls``)."""
         call._pieces.append(text)
         self.out.append(make_call_delta(call.id, text, index, choice, call))
+
+    def call_whole(self, call: ToolCall, value: Any, index: int, choice: int = 0) -> None:
+        """The call's whole input came at once, already parsed: ``value`` (a Gemini
+        call's ``args``). The parts are those of one fragment holding its JSON text and
+        the end (as ``call_delta`` then ``call_end`` with that text and value), but the
+        text is written only if someone reads it (see :class:`JSONText`)."""
+        # A str to every reader: the property over each slot writes it on first read.
+        text = cast(str, JSONText(value))
+        call._pieces.append(text)
+        self.out.append(make_call_delta(call.id, text, index, choice, call))
+        call.finish(text, value, None)
+        self.out.append(ToolCallEnd(call.id, call.name, text, value, index, choice, call=call))
 
     def call_end(
         self,
