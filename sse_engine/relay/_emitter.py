@@ -243,7 +243,7 @@ class Emitter:
         for part in parts:
             kind = type(part)
             text_kind = _TEXT_KINDS.get(kind)
-            if text_kind is not None:
+            if text_kind is not None and not (kind is ReasoningDelta and part.separator):  # type: ignore[union-attr]
                 # Most parts are text continuing the open block: straight to the target.
                 blocks = choices.get(part.choice)  # type: ignore[union-attr]
                 block = None if blocks is None else blocks.live
@@ -254,7 +254,7 @@ class Emitter:
                         write(block, text, out)
                     continue
             _ROUTES[kind](self, part, out)
-        return b"".join(out)
+        return out[0] if len(out) == 1 else b"".join(out)
 
     def _begin(self, out: list[bytes]) -> None:
         if self.opened:
@@ -364,10 +364,11 @@ class Emitter:
         """Handled by the Relay before the emitter (a replay is skipped, not re-sent)."""
 
 
-#: The block kind of each text part that takes the fast path (reasoning has its own:
-#: a blank line between two pieces of reasoning is not text for every target).
+#: The block kind of each text part that takes the fast path (but the blank line
+#: between two pieces of reasoning, a ``separator``: not text for every target).
 _TEXT_KINDS: Final[dict[type, str]] = {
     TextDelta: "text",
+    ReasoningDelta: "reasoning",
     RefusalDelta: "refusal",
 }
 
