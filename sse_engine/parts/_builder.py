@@ -51,6 +51,9 @@ _REASONING_SEPARATOR: Final = "\n\n"
 _ENDED: Final = object()
 
 P = TypeVar("P", TextDelta, ReasoningDelta, RefusalDelta)
+#: Writes a text, reasoning or refusal delta itself (kind, text, choice) and says True, or
+#: says False and the part is made (see :meth:`PartStream.write_text_with`).
+TextWriter = Callable[[str, str, int], bool]
 
 
 # The parts made for every delta are built without attrs' frozen __init__ (which
@@ -146,6 +149,8 @@ class PartBuilder:
         self.format = format
         self.lean = lean
         self.out: list[Part] = []
+        #: A relay's writer of text deltas (see :meth:`PartStream.write_text_with`), or None.
+        self.direct: TextWriter | None = None
         self.turns: dict[int, Turn] = {0: Turn(format=format, lean=lean)}
         #: The lowest choice index seen: its turn is the one a Finish part speaks for.
         self._first = 0
@@ -186,7 +191,10 @@ class PartBuilder:
 
     def text(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
-            self.out.append(make_text(text, choice))
+            direct = self.direct
+            # Written straight through only with no part before it in this batch: order kept.
+            if direct is None or self.out or not direct("text", text, choice):
+                self.out.append(make_text(text, choice))
             try:
                 turn = self.turns[choice]
             except KeyError:
@@ -195,7 +203,9 @@ class PartBuilder:
 
     def refusal(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
-            self.out.append(make_refusal(text, choice))
+            direct = self.direct
+            if direct is None or self.out or not direct("refusal", text, choice):
+                self.out.append(make_refusal(text, choice))
             self.turn(choice)._refusal.append(text)
 
     def replace_text(self, kind: str, text: str, choice: int = 0) -> None:
@@ -235,7 +245,9 @@ class PartBuilder:
             if block.pieces:  # between two pieces of one block: part of its text
                 block.pieces.append(_REASONING_SEPARATOR)
         pieces[choice] = piece
-        self.out.append(make_reasoning(text, choice))
+        direct = self.direct
+        if direct is None or self.out or not direct("reasoning", text, choice):
+            self.out.append(make_reasoning(text, choice))
         turn._reasoning.append(text)
         block.pieces.append(text)
 

@@ -256,6 +256,19 @@ class Emitter:
             _ROUTES[kind](self, part, out)
         return out[0] if len(out) == 1 else b"".join(out)
 
+    def write_live(self, kind: str, text: str, choice: int, out: list[bytes]) -> bool:
+        """Write a delta of ``kind`` (``text``, ``reasoning``, ``refusal``) straight into
+        its choice's open block, as :meth:`emit` does with its part; False, writing
+        nothing, when no open block of that kind takes it (its part goes through
+        :meth:`emit` then). What a relay does with a delta before any part is made."""
+        blocks = self.choices.get(choice)
+        block = None if blocks is None else blocks.live
+        if block is None or block.kind != kind or self.finished:
+            return False
+        block.sent.append(text)
+        self.block_delta(block, text, out)
+        return True
+
     def _begin(self, out: list[bytes]) -> None:
         if self.opened:
             return

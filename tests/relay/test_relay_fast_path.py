@@ -1,11 +1,13 @@
-"""The emitter's fast path for text deltas writes exactly what the general routing writes.
+"""The relay's fast paths for text deltas write exactly what the general routing writes.
 
-``Emitter.emit`` sends a text, reasoning or refusal delta that continues its
-choice's open block straight to the target's ``block_delta``; every other part
-goes through the routing table. The property: for every source and target,
-over generated turns and the bundled captures cut into any reads, default and
-lean, the relay's bytes are the same with the fast path as with every part
-routed (the fast path switched off by emptying its table).
+Two of them: the relay writes a text, reasoning or refusal delta that continues
+its choice's open block with no part made (``PartStream.write_text_with``,
+``Emitter.write_live``), and ``Emitter.emit`` sends such a delta's part
+straight to the target's ``block_delta``; every other part goes through the
+routing table. The property: for every source and target, over generated
+turns and the bundled captures cut into any reads, default and lean, the
+relay's bytes are the same with the fast paths as with every delta made a
+part and every part routed.
 """
 
 from __future__ import annotations
@@ -32,9 +34,15 @@ LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.ite
 
 @contextmanager
 def general_path() -> Iterator[None]:
-    """Every part through the routing table: the fast path's table emptied."""
-    with mock.patch.dict(_emitter._TEXT_KINDS, clear=True):
+    """Every delta made a part, and every part through the routing table: the relay's
+    writer of deltas refuses them all, and the emitter's fast path's table is emptied."""
+    with mock.patch.dict(_emitter._TEXT_KINDS, clear=True), \
+            mock.patch.object(_emitter.Emitter, "write_live", _refuse):
         yield
+
+
+def _refuse(self: Any, kind: str, text: str, choice: int, out: list[bytes]) -> bool:
+    return False
 
 
 def relayed(lane: type[Lane[Any]], target: str, data: bytes, read: int, lean: bool) -> bytes:
@@ -84,3 +92,18 @@ def test_the_general_path_is_really_taken() -> None:
         with general_path():
             relayed(LANES["messages"], "chat", data, 64, False)
     assert len(calls) - fast_calls > fast_calls
+
+
+def test_the_relay_writes_most_deltas_without_a_part() -> None:
+    """The switch is not idle: most deltas of a long text never become a part."""
+    data = CAPTURES["messages_basic.sse"]
+    written: list[bool] = []
+    original = _emitter.Emitter.write_live
+
+    def counted(self: Any, kind: str, text: str, choice: int, out: list[bytes]) -> bool:
+        written.append(original(self, kind, text, choice, out))
+        return written[-1]
+
+    with mock.patch.object(_emitter.Emitter, "write_live", counted):
+        relayed(LANES["messages"], "responses", data, 64, False)
+    assert written.count(True) > written.count(False) >= 1
