@@ -149,9 +149,9 @@ class GeminiParts(Translator):
         if event.signature is not None:
             # Named where it cannot go (a request to another format), as a body's extra field.
             call.extra = {SIGNATURE_KEY: event.signature}
-        arguments = json.dumps(event.args, ensure_ascii=False, separators=(",", ":"))
-        builder.call_delta(call, arguments, index, candidate)
-        builder.call_end(call, index, candidate, arguments, event.args)
+        # One fragment, its compact JSON text, written only when read (a large input costs
+        # as much to write as the lane paid to read it).
+        builder.call_whole(call, event.args, index, candidate)
 
     def _other(self, event: OtherPart | CandidateFinish) -> None:
         if event.candidate in self._thinking:

@@ -14,7 +14,7 @@ finish reason of a stream that failed or was cut.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._tally import Tally
@@ -37,7 +37,7 @@ from sse_engine.parts._parts import (
     Usage,
     UsageUpdate,
 )
-from sse_engine.parts._turn import UNSET, ReasoningBlock, ToolCall, Turn, joined
+from sse_engine.parts._turn import UNSET, JSONText, ReasoningBlock, ToolCall, Turn, joined
 
 __all__ = ["PartBuilder"]
 
@@ -51,6 +51,9 @@ _REASONING_SEPARATOR: Final = "\n\n"
 _ENDED: Final = object()
 
 P = TypeVar("P", TextDelta, ReasoningDelta, RefusalDelta)
+#: Writes a text, reasoning or refusal delta itself (kind, text, choice) and says True, or
+#: says False and the part is made (see :meth:`PartStream.write_text_with`).
+TextWriter = Callable[[str, str, int], bool]
 
 
 # The parts made for every delta are built without attrs' frozen __init__ (which
@@ -84,8 +87,13 @@ def _text_maker(cls: type[P]) -> Callable[[str, int], P]:
 
 def _call_delta_maker() -> Callable[[str, str, int, int, ToolCall], ToolCallDelta]:
     new = object.__new__
-    setters = [ToolCallDelta.__dict__[name].__set__
-               for name in ("id", "text", "index", "choice", "call")]
+    # ``text`` is a property over its slot (it may hold a JSONText): set the slot itself.
+    names = ("id", "text", "index", "choice", "call")
+    descriptors = [ToolCallDelta.__dict__[name] for name in names]
+    setters: list[Callable[[Any, Any], None]] = [
+        d.fset if isinstance(d, property) and d.fset is not None else d.__set__
+        for d in descriptors
+    ]
     set_id, set_text, set_index, set_choice, set_call = setters
 
     def make(id: str, text: str, index: int, choice: int, call: ToolCall) -> ToolCallDelta:
@@ -141,6 +149,8 @@ class PartBuilder:
         self.format = format
         self.lean = lean
         self.out: list[Part] = []
+        #: A relay's writer of text deltas (see :meth:`PartStream.write_text_with`), or None.
+        self.direct: TextWriter | None = None
         self.turns: dict[int, Turn] = {0: Turn(format=format, lean=lean)}
         #: The lowest choice index seen: its turn is the one a Finish part speaks for.
         self._first = 0
@@ -181,7 +191,10 @@ class PartBuilder:
 
     def text(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
-            self.out.append(make_text(text, choice))
+            direct = self.direct
+            # Written straight through only with no part before it in this batch: order kept.
+            if direct is None or self.out or not direct("text", text, choice):
+                self.out.append(make_text(text, choice))
             try:
                 turn = self.turns[choice]
             except KeyError:
@@ -190,7 +203,9 @@ class PartBuilder:
 
     def refusal(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
-            self.out.append(make_refusal(text, choice))
+            direct = self.direct
+            if direct is None or self.out or not direct("refusal", text, choice):
+                self.out.append(make_refusal(text, choice))
             self.turn(choice)._refusal.append(text)
 
     def replace_text(self, kind: str, text: str, choice: int = 0) -> None:
@@ -230,7 +245,9 @@ class PartBuilder:
             if block.pieces:  # between two pieces of one block: part of its text
                 block.pieces.append(_REASONING_SEPARATOR)
         pieces[choice] = piece
-        self.out.append(make_reasoning(text, choice))
+        direct = self.direct
+        if direct is None or self.out or not direct("reasoning", text, choice):
+            self.out.append(make_reasoning(text, choice))
         turn._reasoning.append(text)
         block.pieces.append(text)
 
@@ -321,6 +338,18 @@ class PartBuilder:
         """``text`` more of the call's input (``index``: its place in ``turn.tool_calls``)."""
         call._pieces.append(text)
         self.out.append(make_call_delta(call.id, text, index, choice, call))
+
+    def call_whole(self, call: ToolCall, value: Any, index: int, choice: int = 0) -> None:
+        """The call's whole input came at once, already parsed: ``value`` (a Gemini
+        call's ``args``). The parts are those of one fragment holding its JSON text and
+        the end (as ``call_delta`` then ``call_end`` with that text and value), but the
+        text is written only if someone reads it (see :class:`JSONText`)."""
+        # A str to every reader: the property over each slot writes it on first read.
+        text = cast(str, JSONText(value))
+        call._pieces.append(text)
+        self.out.append(make_call_delta(call.id, text, index, choice, call))
+        call.finish(text, value, None)
+        self.out.append(ToolCallEnd(call.id, call.name, text, value, index, choice, call=call))
 
     def call_end(
         self,

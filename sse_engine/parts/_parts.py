@@ -20,7 +20,7 @@ from typing import Any, final
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.parts._turn import ReasoningBlock, ToolCall
+from sse_engine.parts._turn import JSONText, ReasoningBlock, ToolCall
 from sse_engine.parts._usage import FINISH_REASONS, FinishReason, Usage, count_tokens
 
 __all__ = [
@@ -200,6 +200,30 @@ class ToolCallEnd:
     choice: int = 0
     input_error: str | None = None
     call: ToolCall | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
+
+
+def _written_when_read(cls: type, name: str) -> None:
+    """Let field ``name`` of ``cls`` hold a :class:`JSONText` until it is first read.
+
+    The field stays an attrs field of type ``str`` (its init, equality, hash,
+    repr, pickling and ``attrs.fields`` all go through the attribute): the
+    slot's descriptor is wrapped in a property that writes the text on first
+    read and keeps it in the slot. Only the parts layer stores a JSONText.
+    """
+    slot = cls.__dict__[name]
+
+    def read(self: Any) -> str:
+        value = slot.__get__(self, cls)
+        if type(value) is JSONText:
+            value = str(value)
+            slot.__set__(self, value)
+        return value  # type: ignore[no-any-return]
+
+    setattr(cls, name, property(read, slot.__set__, doc=slot.__doc__))
+
+
+_written_when_read(ToolCallDelta, "text")
+_written_when_read(ToolCallEnd, "arguments")
 
 
 @final

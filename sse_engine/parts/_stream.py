@@ -19,7 +19,7 @@ from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._formats import format_of
 from sse_engine._lane import Headers, Lane, LaneEvent, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.parts._builder import PartBuilder
+from sse_engine.parts._builder import PartBuilder, TextWriter
 from sse_engine.parts._parts import Part
 from sse_engine.parts._translator import Finished, Translator
 from sse_engine.parts._turn import Turn
@@ -137,6 +137,20 @@ class PartStream(Generic[L]):
         except Finished:
             pass
         return out
+
+    def write_text_with(self, writer: TextWriter | None) -> None:
+        """Offer each text, reasoning and refusal delta to ``writer`` before making its part.
+
+        For a relay, which turns parts into bytes at once and needs no part
+        for a delta it can write itself: ``writer(kind, text, choice)``
+        (``kind``: ``"text"``, ``"reasoning"`` or ``"refusal"``) writes it and
+        returns True (no part is made), or returns False (the part is made,
+        as without a writer). A delta is offered only when no part came
+        before it in the same call, so what the writer writes and the parts
+        returned after it keep the stream's order. The turn counts every
+        delta either way. None: no writer.
+        """
+        self._builder.direct = writer
 
     # -- what the lane knows -------------------------------------------------------------
 

@@ -13,6 +13,7 @@ character is parsed once either way).
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Mapping
 from itertools import islice
 from typing import Any, Final, Literal, final
@@ -24,7 +25,7 @@ from sse_engine._tally import Tally
 from sse_engine.partial_json import JSONStreamError, PartialJSON
 from sse_engine.parts._usage import FinishReason, Usage
 
-__all__ = ["UNSET", "ReasoningBlock", "ToolCall", "Turn", "joined"]
+__all__ = ["UNSET", "JSONText", "ReasoningBlock", "ToolCall", "Turn", "joined"]
 
 class _Unset(enum.Enum):
     """"Not known yet" (``None`` is a valid tool input): one member, which stays itself
@@ -34,6 +35,41 @@ class _Unset(enum.Enum):
 
 
 UNSET: Final[Any] = _Unset.UNSET
+
+
+@final
+class JSONText:
+    """A parsed JSON value's compact text, written the first time it is read.
+
+    A call whose input comes whole and parsed (a Gemini ``functionCall``'s
+    ``args`` object) has no text on the wire: its parts and its
+    :class:`ToolCall` hold one of these where the text goes, and the text is
+    written (``json.dumps``, compact, UTF-8 kept: what the parts said before)
+    only when ``ToolCallDelta.text``, ``ToolCallEnd.arguments`` or
+    ``ToolCall.arguments`` is read. Writing a large input costs about what the
+    lane paid to read it: a program that never reads the text never pays it.
+    The holders turn it into the ``str`` on first read; nothing public returns it.
+    """
+
+    __slots__ = ("_text", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._text = json.dumps(self.value, ensure_ascii=False, separators=(",", ":"))
+        return text
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+
+def text_of(value: Any) -> str:
+    """``value`` as the text it stands for (a :class:`JSONText` written, a ``str`` itself)."""
+    return value if type(value) is str else str(value)
 
 
 def joined(pieces: list[str]) -> str:
@@ -177,6 +213,9 @@ class ToolCall(_ByValue):
     def arguments(self) -> str:
         """The input text received so far (complete once ``done``)."""
         pieces = self._pieces
+        first: Any = pieces[0] if pieces else None
+        if type(first) is JSONText:  # a whole input, not written yet
+            pieces[0] = str(first)
         reader = self._reader
         if len(pieces) > 1 and reader is not None:
             self._catch_up(reader)  # the reader counts pieces: it reads them before they merge
@@ -206,7 +245,8 @@ class ToolCall(_ByValue):
         self._fed = len(pieces)
         if self._broken:
             return
-        text = pieces[fed] if len(pieces) - fed == 1 else "".join(islice(pieces, fed, None))
+        rest = len(pieces) - fed
+        text = text_of(pieces[fed]) if rest == 1 else "".join(islice(pieces, fed, None))
         try:
             reader.feed(text)
         except JSONStreamError:

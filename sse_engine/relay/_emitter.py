@@ -249,7 +249,7 @@ class Emitter:
         for part in parts:
             kind = type(part)
             text_kind = _TEXT_KINDS.get(kind)
-            if text_kind is not None:
+            if text_kind is not None and not (kind is ReasoningDelta and part.separator):  # type: ignore[union-attr]
                 # Most parts are text continuing the open block: straight to the target.
                 blocks = choices.get(part.choice)  # type: ignore[union-attr]
                 block = None if blocks is None else blocks.live
@@ -260,7 +260,20 @@ class Emitter:
                         write(block, text, out)
                     continue
             _ROUTES[kind](self, part, out)
-        return b"".join(out)
+        return out[0] if len(out) == 1 else b"".join(out)
+
+    def write_live(self, kind: str, text: str, choice: int, out: list[bytes]) -> bool:
+        """Write a delta of ``kind`` (``text``, ``reasoning``, ``refusal``) straight into
+        its choice's open block, as :meth:`emit` does with its part; False, writing
+        nothing, when no open block of that kind takes it (its part goes through
+        :meth:`emit` then). What a relay does with a delta before any part is made."""
+        blocks = self.choices.get(choice)
+        block = None if blocks is None else blocks.live
+        if block is None or block.kind != kind or self.finished:
+            return False
+        block.sent.append(text)
+        self.block_delta(block, text, out)
+        return True
 
     def _begin(self, out: list[bytes]) -> None:
         if self.opened:
@@ -370,10 +383,11 @@ class Emitter:
         """Handled by the Relay before the emitter (a replay is skipped, not re-sent)."""
 
 
-#: The block kind of each text part that takes the fast path (reasoning has its own:
-#: a blank line between two pieces of reasoning is not text for every target).
+#: The block kind of each text part that takes the fast path (but the blank line
+#: between two pieces of reasoning, a ``separator``: not text for every target).
 _TEXT_KINDS: Final[dict[type, str]] = {
     TextDelta: "text",
+    ReasoningDelta: "reasoning",
     RefusalDelta: "refusal",
 }
 

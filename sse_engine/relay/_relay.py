@@ -97,6 +97,10 @@ class Relay:
         if lean:
             self._emitter.make_lean()
         self._skip: _Replayed | None = None
+        #: The bytes of the deltas written straight through while the source's events
+        #: are read (see :meth:`_written`), or None outside of that.
+        self._direct: list[bytes] | None = None
+        self.stream.write_text_with(self._write_text)
 
     # -- the cycle -------------------------------------------------------------------
 
@@ -219,17 +223,39 @@ class Relay:
         """The bytes for the source lane's events: their parts, and each upstream
         comment as a keepalive line where it came."""
         if Comment not in map(type, events):
-            return self._write(self.stream.translate(events))
+            return self._written(events)
         out: list[bytes] = []
         start = 0
         for at, event in enumerate(events):
             if type(event) is Comment:
-                out.append(self._write(self.stream.translate(events[start:at])))
+                out.append(self._written(events[start:at]))
                 if not self._emitter.finished:
                     out.append(self._emitter.keepalive)
                 start = at + 1
-        out.append(self._write(self.stream.translate(events[start:])))
+        out.append(self._written(events[start:]))
         return b"".join(out)
+
+    def _written(self, events: list[Any]) -> bytes:
+        """The bytes of lane events: the deltas the emitter took straight from the
+        translator (no part made: :meth:`_write_text`), then the rest, from their parts."""
+        direct = self._direct = []
+        try:
+            parts = self.stream.translate(events)
+        finally:
+            self._direct = None
+        rest = self._write(parts)
+        if not direct:
+            return rest
+        direct.append(rest)
+        return b"".join(direct)
+
+    def _write_text(self, kind: str, text: str, choice: int) -> bool:
+        """A delta continuing its open block, written without a part (most of a stream):
+        only while events are read here, and never while a replay is being skipped."""
+        direct = self._direct
+        if direct is None or self._skip is not None:
+            return False
+        return self._emitter.write_live(kind, text, choice, direct)
 
     def _write(self, parts: list[Part]) -> bytes:
         emitter = self._emitter

@@ -42,6 +42,8 @@ def template(frame: bytes) -> str:
 def fill(template: str, text: str, *numbers: int) -> bytes:
     """The frame of ``template`` with ``numbers`` and ``text`` in their places."""
     try:
+        if not numbers:  # a str right of % is the one value: no tuple to build
+            return (template % encode_basestring(text)).encode()
         return (template % (*numbers, encode_basestring(text))).encode()
     except UnicodeEncodeError:
         # A lone surrogate has no UTF-8 form: JSON's ASCII escapes carry it, as
