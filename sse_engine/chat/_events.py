@@ -12,11 +12,12 @@ knows every event a Chat stream can bring (and that no other lane's can).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeAlias, final
 
 import attrs
 
-from sse_engine._frozen_build import slot_setters
+from sse_engine._event_build import slot_builder
 from sse_engine._lane_events import LaneEvent, StreamEnd
 
 __all__ = [
@@ -270,42 +271,13 @@ ChatEvent: TypeAlias = (
 
 # -- builders for the lane's hot path ---------------------------------------------------
 # Each one is its class's constructor, made without the class call and attrs'
-# __init__ (see sse_engine/_frozen_build.py): the lane builds one or two of these
+# __init__ (see sse_engine/_event_build.py): the lane builds one or two of these
 # per chunk. tests/chat/test_chat_fast_path.py checks they equal the constructor's.
 
-_new = object.__new__
-(_set_chunk_raw,) = slot_setters(ChatChunk, "raw")
-_set_content = slot_setters(ChatContentDelta, "choice_index", "text", "raw")
-_set_arguments = slot_setters(
-    ChatToolCallArgumentsDelta, "choice_index", "tool_index", "delta", "raw"
+new_chunk: Callable[[Any], ChatChunk] = slot_builder(ChatChunk, "raw")
+new_content_delta: Callable[[int, str, dict[str, Any]], ChatContentDelta] = slot_builder(
+    ChatContentDelta, "choice_index", "text", "raw"
 )
-
-
-def new_chunk(raw: Any) -> ChatChunk:
-    """``ChatChunk(raw)``."""
-    event = _new(ChatChunk)
-    _set_chunk_raw(event, raw)
-    return event
-
-
-def new_content_delta(choice_index: int, text: str, raw: dict[str, Any]) -> ChatContentDelta:
-    """``ChatContentDelta(choice_index, text, raw=raw)``."""
-    event = _new(ChatContentDelta)
-    set_index, set_text, set_raw = _set_content
-    set_index(event, choice_index)
-    set_text(event, text)
-    set_raw(event, raw)
-    return event
-
-
-def new_arguments_delta(
-    choice_index: int, tool_index: int, delta: str, raw: dict[str, Any]
-) -> ChatToolCallArgumentsDelta:
-    """``ChatToolCallArgumentsDelta(choice_index, tool_index, delta, raw=raw)``."""
-    event = _new(ChatToolCallArgumentsDelta)
-    set_index, set_tool, set_delta, set_raw = _set_arguments
-    set_index(event, choice_index)
-    set_tool(event, tool_index)
-    set_delta(event, delta)
-    set_raw(event, raw)
-    return event
+new_arguments_delta: Callable[[int, int, str, dict[str, Any]], ChatToolCallArgumentsDelta] = (
+    slot_builder(ChatToolCallArgumentsDelta, "choice_index", "tool_index", "delta", "raw")
+)

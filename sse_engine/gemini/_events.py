@@ -13,11 +13,12 @@ knows every event a Gemini stream can bring (and that no other lane's can).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeAlias, final
 
 import attrs
 
-from sse_engine._frozen_build import slot_setters
+from sse_engine._event_build import slot_builder
 from sse_engine._lane_events import LaneEvent, StreamEnd
 from sse_engine._outcome import StreamError
 
@@ -234,30 +235,15 @@ GeminiEvent: TypeAlias = (
 
 # -- builders for the lane's hot path ---------------------------------------------------
 # Each one is its class's constructor, made without the class call and attrs'
-# __init__ (see sse_engine/_frozen_build.py): the lane builds three of these per
+# __init__ (see sse_engine/_event_build.py): the lane builds three of these per
 # chunk. tests/gemini/test_gemini_fast_path.py checks they equal the constructor's.
 
-_new = object.__new__
-(_set_chunk_raw,) = slot_setters(GeminiChunk, "raw")
-_set_usage = slot_setters(UsageMetadata, "usage", "raw")
-_set_text = slot_setters(TextPart, "candidate", "text", "signature", "raw")
-_set_thought = slot_setters(ThoughtPart, "candidate", "text", "signature", "raw")
-
-
-def new_chunk(raw: dict[str, Any]) -> GeminiChunk:
-    """``GeminiChunk(raw)``."""
-    event = _new(GeminiChunk)
-    _set_chunk_raw(event, raw)
-    return event
-
-
-def new_usage(usage: dict[str, Any], raw: dict[str, Any]) -> UsageMetadata:
-    """``UsageMetadata(usage, raw=raw)``."""
-    event = _new(UsageMetadata)
-    set_usage, set_raw = _set_usage
-    set_usage(event, usage)
-    set_raw(event, raw)
-    return event
+new_chunk: Callable[[dict[str, Any]], GeminiChunk] = slot_builder(GeminiChunk, "raw")
+new_usage: Callable[[dict[str, Any], dict[str, Any]], UsageMetadata] = slot_builder(
+    UsageMetadata, "usage", "raw"
+)
+_new_text = slot_builder(TextPart, "candidate", "text", "signature", "raw")
+_new_thought = slot_builder(ThoughtPart, "candidate", "text", "signature", "raw")
 
 
 def new_text_part(
@@ -265,13 +251,5 @@ def new_text_part(
 ) -> TextPart | ThoughtPart:
     """``TextPart(candidate, text, signature, raw=raw)``, or ``ThoughtPart`` if ``thought``."""
     if thought:
-        event: TextPart | ThoughtPart = _new(ThoughtPart)
-        set_candidate, set_text, set_signature, set_raw = _set_thought
-    else:
-        event = _new(TextPart)
-        set_candidate, set_text, set_signature, set_raw = _set_text
-    set_candidate(event, candidate)
-    set_text(event, text)
-    set_signature(event, signature)
-    set_raw(event, raw)
-    return event
+        return _new_thought(candidate, text, signature, raw)
+    return _new_text(candidate, text, signature, raw)
