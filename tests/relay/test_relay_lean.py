@@ -170,6 +170,9 @@ def long_stream(source: str, deltas: int) -> bytes:
 def held(source: str, target: str, data: bytes) -> int:
     """The bytes a lean relay holds after reading ``data`` (tracemalloc's count)."""
     gc.collect()
+    # Frozen, the whole suite's objects are left out of the collections below: in a
+    # worker that has run hundreds of tests each full collection took about a second.
+    gc.freeze()
     tracemalloc.start()
     try:
         relayed = Relay(ALL_LANES[source](), to=target, lean=True)
@@ -180,6 +183,7 @@ def held(source: str, target: str, data: bytes) -> int:
         return tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
+        gc.unfreeze()
 
 
 @pytest.fixture(scope="module")
