@@ -13,15 +13,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane_runs import same_event
 from test_chat import CAPTURES, capture
 from test_chat_properties import _frames, feed_all, observed
 from test_chat_sdk import chat_streams
 
-from sse_engine import LaneEvent, ProtocolError
+from sse_engine import ProtocolError
 from sse_engine.chat import (
     ChatChunk,
     ChatCompletionsLane,
@@ -150,21 +150,6 @@ def test_the_common_chunks_take_the_fast_paths() -> None:
 
 
 _raw = st.dictionaries(st.text(max_size=3), st.integers(), max_size=3)
-
-
-def _hash(event: LaneEvent) -> Any:
-    try:
-        return hash(event)
-    except TypeError as exc:  # a ChatChunk hashes its raw dict
-        return str(exc)
-
-
-def same_event(built: LaneEvent, made: LaneEvent) -> None:
-    assert type(built) is type(made)
-    assert built == made and _hash(built) == _hash(made) and repr(built) == repr(made)
-    assert attrs.asdict(built, recurse=False) == attrs.asdict(made, recurse=False)
-    with pytest.raises(attrs.exceptions.FrozenInstanceError):
-        built.raw = {}  # type: ignore[attr-defined, misc]
 
 
 @given(st.integers(), st.integers(), st.text(), _raw)

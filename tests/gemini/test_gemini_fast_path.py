@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane_runs import same_event
 from test_gemini_fuzz import BODIES, FUZZ, split, streams
 
-from sse_engine import LaneEvent, SSEEngineError
+from sse_engine import SSEEngineError
 from sse_engine.gemini import (
     GeminiChunk,
     GeminiLane,
@@ -122,21 +122,6 @@ def test_the_common_chunks_take_the_fast_path() -> None:
 
 
 _raw = st.dictionaries(st.text(max_size=3), st.integers(), max_size=3)
-
-
-def _hash(event: LaneEvent) -> Any:
-    try:
-        return hash(event)
-    except TypeError as exc:  # an event holding a dict hashes it
-        return str(exc)
-
-
-def same_event(built: LaneEvent, made: LaneEvent) -> None:
-    assert type(built) is type(made)
-    assert built == made and _hash(built) == _hash(made) and repr(built) == repr(made)
-    assert attrs.asdict(built, recurse=False) == attrs.asdict(made, recurse=False)
-    with pytest.raises(attrs.exceptions.FrozenInstanceError):
-        built.raw = {}  # type: ignore[attr-defined, misc]
 
 
 @given(st.integers(), st.text(), st.none() | st.text(), _raw, _raw)

@@ -18,8 +18,9 @@ from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane_runs import feed_reads
 
-from sse_engine import LaneEvent, ProtocolError, StreamEnd
+from sse_engine import StreamEnd
 from sse_engine.messages import MessagesLane, TextBlockDelta
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,15 +104,7 @@ def observe(reads: list[bytes], strict: bool, hot: bool) -> tuple[Any, ...]:
     lane = MessagesLane(strict=strict)
     if not hot:
         lane._open = {}  # the hot path finds no open block: every delta is validated
-    events: list[LaneEvent] = []
-    failure = None
-    try:
-        for read in reads:
-            events += lane.feed(read)
-        events += lane.close()
-    except ProtocolError as exc:
-        failure = str(exc)
-        events += exc.events
+    events, failure = feed_reads(lane, reads)
     raws = [e.raw for e in events if not isinstance(e, StreamEnd)]
     warnings = [(w.code, w.message, w.event_index, w.offset) for w in lane.warnings]
     snap = lane.snapshot

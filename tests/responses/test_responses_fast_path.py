@@ -20,10 +20,11 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane_runs import feed_reads
 from test_responses_support import response_obj
 
 import sse_engine.responses._lane as lane_module
-from sse_engine import LaneEvent, ProtocolError, StreamEnd, StreamRestarted
+from sse_engine import StreamEnd, StreamRestarted
 from sse_engine._event_build import slot_builder
 from sse_engine.responses import (
     ResponseCallDeltaEvent,
@@ -128,15 +129,7 @@ def observe(body: bytes, reads: list[bytes], strict: bool, lean: bool) -> tuple[
     lane = ResponsesLane(strict=strict)
     if lean:
         lane.make_lean()
-    events: list[LaneEvent] = []
-    failure = None
-    try:
-        for read in reads:
-            events += lane.feed(read)
-        events += lane.close()
-    except ProtocolError as exc:
-        failure = str(exc)
-        events += exc.events
+    events, failure = feed_reads(lane, reads)
     raws = [e.raw for e in events if not isinstance(e, StreamEnd | StreamRestarted)]
     warnings = [(w.code, w.message, w.event_index, w.offset) for w in lane.warnings]
     snap = lane.snapshot
