@@ -17,22 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from byte_settings import HEAVY, LIGHT
+from hypothesis import example, given
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from sse_engine import Comment, EventTooLarge, ServerSentEvent, SSEParser
-
-HEAVY = settings(
-    max_examples=examples(100, thorough=300),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-LIGHT = settings(
-    max_examples=examples(75, thorough=150),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 
 Item = ServerSentEvent | Comment
 

@@ -26,9 +26,9 @@ from typing import Any, Literal
 import attrs
 import jiter
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from byte_settings import HEAVY, LIGHT
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 import sse_engine.parts
 from sse_engine._errors import SSEEngineError, UsageError
@@ -45,16 +45,6 @@ from sse_engine.partial_json import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = settings(
-    max_examples=examples(100, thorough=300),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-LIGHT = settings(
-    max_examples=examples(75, thorough=150),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 
 
 # -- helpers ------------------------------------------------------------------------------------
