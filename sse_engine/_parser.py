@@ -247,8 +247,9 @@ class SSEParser(BlockParser[Item]):
                             self._fast_blocks(text, items)
                 else:
                     parts = self._split(text)
-                    if parts[0]:  # blocks of other shapes first
-                        self._fast_blocks(text, items)
+                    if parts[0]:  # blocks of other shapes first: not one data line each
+                        cut = self._cut_keepalives(text)
+                        self._parts(parts if cut is text else self._split(cut), items)
                     else:
                         id_buffer = self._id_buffer
                         i, end = 1, len(parts)

@@ -178,18 +178,24 @@ class BlockParser(TailParser[Item]):
         at no cost over ``SPLIT``), and those that end the text are cut (they
         have nothing to give). Other comment lines take the per-block way.
         """
-        if not self._comments and text.startswith(":", text.rfind("\n\n") + 2):
-            end = len(text)
-            while end:  # comment-only blocks at the end
-                start = text.rfind("\n\n", 0, end)
-                if text[start + 2 : start + 3] != ":" or (
-                    text.count("\n", start + 2, end) != text.count("\n:", start + 2, end)
-                ):
-                    break
-                end = start
-            text = text[:end]
+        text = self._cut_keepalives(text)
         if not self._data_blocks(text, items):
             self._parts(self._split(text), items)
+
+    def _cut_keepalives(self, text: str) -> str:
+        """``text`` without the comment-only blocks that end it when comments are not
+        reported (``text`` itself when there are none to cut)."""
+        if self._comments or not text.startswith(":", text.rfind("\n\n") + 2):
+            return text
+        end = len(text)
+        while end:  # comment-only blocks at the end
+            start = text.rfind("\n\n", 0, end)
+            if text[start + 2 : start + 3] != ":" or (
+                text.count("\n", start + 2, end) != text.count("\n:", start + 2, end)
+            ):
+                break
+            end = start
+        return text[:end]
 
     def _data_blocks(self, text: str, items: list[Item], head: str = "\n\ndata: ") -> bool:
         """The events of ``text`` if every block is one data line, the shape of
