@@ -41,7 +41,7 @@ import sys
 from typing import Literal, overload
 
 from sse_engine._errors import UsageError
-from sse_engine._parser_blocks import FEW, LONG_CRLF, LONG_TAIL, BlockParser
+from sse_engine._parser_blocks import FEW, LONG_CRLF, LONG_TAIL, ONE_BLOCK, BlockParser
 from sse_engine._parser_lines import (
     AFTER_CR,
     BOM,
@@ -174,6 +174,29 @@ class SSEParser(BlockParser[Item]):
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Item]:
         """Parse the next bytes of the stream; return the items they complete."""
+        if (
+            type(data) is bytes
+            and data[-2:] == _NN
+            and not self._tail
+            and self._state is OPEN
+            and not self._pending_size
+            and len(data) < self._few
+            and _CR not in data
+        ):
+            # One whole block of the common shape in one read, between two blank
+            # lines (a gateway's read): strict decoding proves the UTF-8 valid (no
+            # mark to make) and one match reads the block.
+            try:
+                match = ONE_BLOCK(data.decode())
+            except UnicodeDecodeError:
+                match = None
+            if match is not None:
+                self._bytes_fed += len(data)
+                self._started = True  # a BOM or blank line first does not match
+                ident, kind, value = match.groups()
+                if ident is not None:
+                    self._id_buffer = self._last_event_id = ident
+                return [new_event(ServerSentEvent, (kind or "message", value, self._id_buffer))]
         items: list[Item] = []
         if self._state is not OPEN or type(data) is not bytes:
             data = self._lf_only(data, items)

@@ -30,7 +30,7 @@ from sse_engine._parser_lines import Item, new_event, replaced
 from sse_engine._parser_tail import TailParser
 from sse_engine._sse import ServerSentEvent
 
-__all__ = ["FEW", "LONG_CRLF", "LONG_TAIL", "SPLIT", "BlockParser"]
+__all__ = ["FEW", "LONG_CRLF", "LONG_TAIL", "ONE_BLOCK", "SPLIT", "BlockParser"]
 
 #: Fewer characters of complete blocks than this are read in feed() itself.
 FEW = 2048
@@ -44,6 +44,12 @@ _CR = "\r"
 #: is not there. A data value is the rest up to the next such block: when it
 #: holds LF, it is not one line.
 SPLIT = re.compile(r"\n\n(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: ").split
+#: One whole block of the shape ``SPLIT`` reads (an optional ``id`` line without
+#: NUL, an optional ``event`` line, one ``data:`` line) and its blank line, LF-only:
+#: its ``(id, event, data)`` values, None for a line that is not there.
+ONE_BLOCK = re.compile(
+    r"(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: ([^\n]*+)\n\n"
+).fullmatch
 #: ``SPLIT`` for a parser that does not report comments: a separator also takes the
 #: blocks of comment lines only (keepalives) between its blank line and the next block.
 #: To such a parser they are nothing: the spec's steps give the same events and state
