@@ -8,6 +8,8 @@ it is complete: it is decoded once (C codec; invalid bytes become U+FFFD) and
 split into blocks in one C call, and the common block shapes (``data: …`` and
 ``event: …`` + ``data: …``) become events without a per-line loop; any other
 block takes the line-by-line path that implements every rule of the spec.
+A read that is exactly one such block (a gateway's read: one event each) is
+matched whole before any of that: one strict decode, one regular expression.
 Bytes after the last blank line wait, raw, in a list of pieces that is joined
 once, when the block ends. Because that unfinished block holds no blank line,
 the block it ends with is known without searching it again, so a huge event
