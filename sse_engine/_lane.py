@@ -284,10 +284,8 @@ class Lane(Generic[E]):
 
     def _read(self, data: bytes | bytearray | memoryview) -> list[Any]:
         """One read's events (and kept comments); :meth:`_open_for` first unless ``_plain``."""
-        if not self._plain:
-            done = self._open_for(data)
-            if done is not None:
-                return done
+        if not self._plain and (done := self._open_for(data)) is not None:
+            return done
         if type(data) is not bytes and isinstance(data, str):
             refuse_str()
         parser = self._parser
