@@ -22,8 +22,9 @@ from sse_engine._headers import (
     HeaderMap,
     dropped_params,
 )
-from sse_engine._json import describe, exception_text
+from sse_engine._json import describe
 from sse_engine._lane_body import ErrorBody
+from sse_engine._lane_decode import invalid_json, lane_loads
 from sse_engine._lane_events import (
     FrameItem,
     Headers,
@@ -33,6 +34,7 @@ from sse_engine._lane_events import (
     StreamEnd,
     StreamRestarted,
 )
+from sse_engine._lane_reads import refuse_str, runs, uninterpretable
 from sse_engine._lane_reports import Reports
 from sse_engine._lane_shape import ShapeCheck
 from sse_engine._outcome import Outcome, StreamError, with_headers
@@ -75,10 +77,23 @@ class Lane(Generic[E]):
     #: Whether a dropped stream of this lane can be picked up again
     #: (:meth:`resume_plan`, :meth:`resume`): Responses only, of the APIs today.
     resumable: ClassVar[bool] = False
-    # Rarely set state lives on the class until an instance needs its own, so
-    # an idle lane stays small (a gateway holds thousands).
+    # State that starts the same in every lane lives on the class until an instance sets
+    # its own: fewer stores to make a lane, and an idle one stays small (a gateway holds many).
+    #: The stream's verdict once known, and the error that came with it.
+    outcome: Outcome | None = None
+    error: StreamError | None = None
+    _state = _NEW
     _headers: Mapping[str, str] = HeaderMap()  # its own HeaderMap once start() gave headers
+    _body: ErrorBody | None = None  # a JSON error body sent instead of a stream
+    _failure: ProtocolError | None = None
     _comments = False  # feed_with_comments() was called: the parser keeps comments
+    #: The stream is open, nothing discarded: a read goes straight to the parser (set by
+    #: ``_open_for``, cleared by every change of that).
+    _plain = False
+    _discarding = False  # an oversized event came after the verdict: the rest is dropped
+    #: Set while a subclass still wants events after its verdict (a Responses ``error`` is
+    #: followed by ``response.failed``): ``_on_event`` sees each, ``outcome`` already set.
+    _post_end_events = False
 
     def __init__(
         self,
@@ -87,14 +102,9 @@ class Lane(Generic[E]):
         strict: bool = False,
         max_event_size: int | None = DEFAULT_MAX_EVENT_SIZE,
     ) -> None:
-        self.json_loads = json_loads
+        self.json_loads = json_loads  # and self._loads, what the lane decodes with
         self.strict = strict
         self.max_event_size = max_event_size
-        self.outcome: Outcome | None = None
-        self.error: StreamError | None = None
-        self._state = _NEW
-        self._body: ErrorBody | None = None  # a JSON error body sent instead of a stream
-        self._failure: ProtocolError | None = None
         self._parser = self._new_parser()
         #: The lane's warnings and where each was noticed; its helpers report there too.
         self._reports = Reports(strict, self._parser)
@@ -105,12 +115,6 @@ class Lane(Generic[E]):
         self._shape: ShapeCheck | None = (
             None if recognize is Lane.recognize else ShapeCheck(type(self), recognize)
         )
-        #: A subclass sets this while it still wants events after its verdict
-        #: (a Responses ``error`` event is followed by ``response.failed``): the
-        #: bytes keep being parsed and ``_on_event`` still sees each event, with
-        #: ``outcome`` already set. Cleared, later events are trailing data again.
-        self._post_end_events = False
-        self._discarding = False
         self._setup()
 
     # -- what subclasses provide -------------------------------------------
@@ -131,18 +135,21 @@ class Lane(Generic[E]):
         return None
 
     @property
-    def _event_index(self) -> int:
-        """The SSE event being interpreted, counted from 0 (for messages)."""
-        return self._reports.event_index
+    def json_loads(self) -> JsonLoads:
+        """What decodes each event's data (``json.loads`` unless one was given)."""
+        return self._json_loads
+
+    @json_loads.setter
+    def json_loads(self, json_loads: JsonLoads) -> None:
+        self._json_loads = json_loads
+        #: ``json_loads``, or for the stdlib's, the same answers with fewer calls.
+        self._loads = lane_loads(json_loads)
 
     def _warn(self, code: str, message: str) -> None:
         self._reports.warn(code, message)
 
     def _violation(self, code: str, message: str) -> None:
         self._reports.violation(code, message)
-
-    def _note_loss(self, loss: str) -> None:
-        self._reports.note_loss(loss)
 
     def add_warning(self, code: str, message: str) -> None:
         """Record a warning found by a layer that reads this lane (the parts'
@@ -253,9 +260,9 @@ class Lane(Generic[E]):
         ``str`` (the lane decodes the bytes itself) or after ``close()``.
         """
         if not self._comments:
-            return self._feed(data)
+            return self._read(data)
         try:
-            return [event for event in self._feed(data) if type(event) is not Comment]
+            return [event for event in self._read(data) if type(event) is not Comment]
         except ProtocolError as exc:
             exc.events = [event for event in exc.events if type(event) is not Comment]
             raise
@@ -273,14 +280,34 @@ class Lane(Generic[E]):
                 raise UsageError("feed_with_comments() must come before any feed()")
             self._comments = True
             self._parser = self._reports.parser = self._new_parser()
-        return self._feed(data)
+        return self._read(data)
 
-    def _feed(self, data: bytes | bytearray | memoryview) -> list[Any]:
+    def _read(self, data: bytes | bytearray | memoryview) -> list[Any]:
+        """One read's events (and kept comments); :meth:`_open_for` first unless ``_plain``."""
+        if not self._plain and (done := self._open_for(data)) is not None:
+            return done
+        if type(data) is not bytes and isinstance(data, str):
+            refuse_str()
+        parser = self._parser
+        # Bytes after the verdict are still parsed, so that what is reported
+        # about them (one event_after_end per event) does not depend on how
+        # the reads were split.
+        try:
+            sses = parser.feed(data)
+        except EventTooLarge as exc:
+            return self._too_large(exc)
+        if parser.invalid_utf8:
+            return self._interpret(sses)
+        out: list[Any] = []
+        if sses:
+            self._interpret_into(sses, out)
+        return out
+
+    def _open_for(self, data: bytes | bytearray | memoryview) -> list[Any] | None:
+        """A read when the lane is not known to be open: None to parse it, or the events."""
         given: object = data  # typed as bytes, but a caller may still pass a str
         if type(given) is not bytes and isinstance(given, str):
-            raise UsageError(
-                "feed() takes bytes, not str: pass the raw body bytes (the lane decodes UTF-8)"
-            )
+            refuse_str()
         state = self._state
         if state is _NEW:
             self._state = state = _STREAM
@@ -292,21 +319,20 @@ class Lane(Generic[E]):
             self._raise_not_open()
         if self._discarding:
             return []
-        # Bytes after the verdict are still parsed, so that what is reported
-        # about them (one event_after_end per event) does not depend on how
-        # the reads were split.
-        try:
-            sses = self._parser.feed(data)
-        except EventTooLarge as exc:
-            out = self._interpret(exc.events)
-            if self.outcome is None:
-                self._fail(exc, out)
-            # Oversized garbage after the verdict changes nothing: drop the rest.
-            self._discarding = True
-            self._post_end_events = False
-            self._warn("trailing_data", f"bytes after {self.terminal_event_name} ignored: {exc}")
-            return out
-        return self._interpret(sses)
+        self._plain = True
+        return None
+
+    def _too_large(self, exc: EventTooLarge) -> list[Any]:
+        # The events before it count; then a failure, or after the verdict, the end of reading.
+        out = self._interpret(exc.events)
+        if self.outcome is None:
+            self._fail(exc, out)
+        # Oversized garbage after the verdict changes nothing: drop the rest.
+        self._discarding = True
+        self._plain = False
+        self._post_end_events = False
+        self._warn("trailing_data", f"bytes after {self.terminal_event_name} ignored: {exc}")
+        return out
 
     def close(self, *, error: StreamError | None = None) -> list[E]:
         """The transport ended: return the final events (a ``StreamEnd`` if not yet sent).
@@ -322,6 +348,7 @@ class Lane(Generic[E]):
         if state is _FAILED:
             self._raise_not_open()
         self._state = _CLOSED
+        self._plain = False
         if state is _CLOSED:
             return []
         if state is _ERROR_BODY:
@@ -379,13 +406,9 @@ class Lane(Generic[E]):
     def _decode(self, sse: ServerSentEvent) -> Any:
         """The event's data as JSON; bad JSON is a ProtocolError that says where."""
         try:
-            payload = self.json_loads(sse.data)
+            payload = self._loads(sse.data)
         except (ValueError, TypeError, RecursionError) as exc:
-            snippet = sse.data[:80]
-            raise ProtocolError(
-                f"invalid JSON in SSE event #{self._event_index} (event {describe(sse.event)}): "
-                f"{exception_text(exc)}; data begins {snippet!r}"
-            ) from exc
+            raise invalid_json(self._reports.event_index, sse, exc) from exc
         if self._shape is not None:
             self._note_shape(sse.event, payload)
         return payload
@@ -397,11 +420,8 @@ class Lane(Generic[E]):
             self._shape = None
 
     def _reopen(self) -> None:
-        """Prepare for a new connection's bytes (resume): a fresh parser, open again.
-
-        A TRUNCATED verdict from ``close()`` is withdrawn (the new connection
-        ends with its own StreamEnd).
-        """
+        """Prepare for a new connection's bytes (resume): a fresh parser, open again; a
+        TRUNCATED verdict from ``close()`` is withdrawn (the new connection ends with its own)."""
         if self._state is _FAILED:
             self._raise_not_open()
         self._parser = self._new_parser()
@@ -409,10 +429,8 @@ class Lane(Generic[E]):
         reports.parser = self._parser
         reports.ended = False
         self._state = _STREAM
-        self.outcome = None
-        self.error = None
-        self._post_end_events = False
-        self._discarding = False
+        self._plain = self._discarding = self._post_end_events = False
+        self.outcome = self.error = None
 
     # -- internals -------------------------------------------------------------
 
@@ -421,40 +439,27 @@ class Lane(Generic[E]):
             return SSEParser(self.max_event_size, comments=True)
         return SSEParser(self.max_event_size)
 
-    def _interpret(self, sses: list[Any]) -> list[E]:
+    def _interpret(self, items: list[Any]) -> list[Any]:
+        out: list[Any] = []
         marks = self._parser.invalid_utf8  # where this read held invalid UTF-8 (rarely anywhere)
-        out: list[E] = []
-        if not marks and not self._comments:
-            self._interpret_into(sses, out)
+        if not marks:
+            self._interpret_into(items, out)
             return out
-        # The rare path: each mark of invalid UTF-8, and each comment kept, goes
-        # where it was among the events, however the reads were split.
-        pending = iter(marks)
-        mark = next(pending, None)
-        run: list[ServerSentEvent] = []
-        for position, item in enumerate(sses):
-            while mark is not None and mark[0] <= position:
-                self._interpret_into(run, out)
-                run = []
+        # Each mark goes where it was among the events, however the reads were split.
+        for run, mark in runs(items, marks):
+            self._interpret_into(run, out)
+            if mark is not None:
                 self._reports.invalid_utf8(mark[1], mark[2])
-                mark = next(pending, None)
-            if type(item) is ServerSentEvent:
-                run.append(item)
-            else:  # a Comment, read only when kept
-                self._interpret_into(run, out)
-                run = []
-                if self.outcome is None:
-                    out.append(item)
-        self._interpret_into(run, out)
-        while mark is not None:
-            self._reports.invalid_utf8(mark[1], mark[2])
-            mark = next(pending, None)
         return out
 
-    def _interpret_into(self, sses: list[ServerSentEvent], out: list[E]) -> None:
+    def _interpret_into(self, items: list[Any], out: list[Any]) -> None:
         on_event = self._on_event
         reports = self._reports
-        for sse in sses:
+        for sse in items:
+            if type(sse) is not ServerSentEvent:  # a Comment, read only when kept
+                if self.outcome is None:
+                    out.append(sse)
+                continue
             reports.event_index += 1
             if self.outcome is not None and not self._post_end_events:
                 self._warn(
@@ -469,14 +474,7 @@ class Lane(Generic[E]):
             except (
                 KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError
             ) as exc:
-                # A payload of the wrong shape (a string where an object belongs,
-                # say): the bytes cannot be interpreted, which is a ProtocolError.
-                wrapped = ProtocolError(
-                    f"SSE event #{self._event_index} ({describe(sse.event)}) has a payload "
-                    f"this lane cannot interpret: {exception_text(exc)}"
-                )
-                wrapped.__cause__ = exc
-                self._fail(wrapped, out)
+                self._fail(uninterpretable(reports.event_index, sse.event, exc), out)
 
     def _fail(self, exc: ProtocolError, out: list[Any]) -> NoReturn:
         """Enter the sticky error state and raise, keeping the events decoded so far.
@@ -485,6 +483,7 @@ class Lane(Generic[E]):
         (``FAILED``, ``protocol_error``) unless the verdict came out earlier.
         """
         self._state = _FAILED
+        self._plain = False
         self._failure = exc
         exc.events = out
         if self.outcome is None:
@@ -497,4 +496,5 @@ class Lane(Generic[E]):
         if self._state is _FAILED:
             raise ProtocolError(f"this lane failed earlier: {self._failure}") from self._failure
         raise UsageError("feed() called after close(): the stream has ended")
+
 

@@ -129,7 +129,14 @@ class ChatCompletionsLane(Lane[ChatEvent]):
             if not data or data.isspace():
                 self._warn("empty_frame", "a data frame with no JSON was ignored")
                 return
-        payload = self._decode(sse)
+        # The base's _decode, inlined for the usual event: it runs only to raise.
+        try:
+            payload = self._loads(data)
+        except (ValueError, TypeError, RecursionError):
+            payload = self._decode(sse)  # raises the ProtocolError that says where
+        else:
+            if self._shape is not None:
+                self._note_shape(sse.event, payload)
         if type(payload) is not dict:
             self._warn("unexpected_frame", f"a frame that is not a JSON object: {data[:80]!r}")
             out.append(ChatUnknownFrame(payload))

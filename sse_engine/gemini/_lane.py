@@ -93,7 +93,14 @@ class GeminiLane(Lane[GeminiEvent]):
             if data.strip() == "[DONE]":  # not this API's; OpenAI-style proxies append it
                 self._warn("done_sentinel", "a [DONE] frame (not part of this API) was ignored")
                 return
-        payload = self._decode(sse)
+        # The base's _decode, inlined for the usual event: it runs only to raise.
+        try:
+            payload = self._loads(data)
+        except (ValueError, TypeError, RecursionError):
+            payload = self._decode(sse)  # raises the ProtocolError that says where
+        else:
+            if self._shape is not None:
+                self._note_shape(sse.event, payload)
         if type(payload) is not dict:
             self._warn("unexpected_frame", f"a frame that is not a JSON object: {data[:80]!r}")
             out.append(GeminiUnknownFrame(payload))

@@ -80,7 +80,7 @@ class MessagesLane(Lane[MessagesEvent]):
 
     def _on_event(self, sse: ServerSentEvent, out: list[MessagesEvent]) -> None:
         try:
-            payload = self.json_loads(sse.data)
+            payload = self._loads(sse.data)
         except (ValueError, TypeError, RecursionError):
             self._undecodable(sse, out)
             return
@@ -88,7 +88,7 @@ class MessagesLane(Lane[MessagesEvent]):
             self._note_shape(sse.event, payload)
         if type(payload) is not dict:
             raise ProtocolError(
-                f"SSE event #{self._event_index} ({describe(sse.event)}) carries a JSON "
+                f"SSE event #{self._reports.event_index} ({describe(sse.event)}) carries a JSON "
                 f"{type(payload).__name__}, not an object"
             )
         kind = payload.get("type")

@@ -176,7 +176,7 @@ class ResponsesLane(Lane[ResponsesEvent]):
             return
         # The base's _decode, inlined for the usual event: it runs only to raise.
         try:
-            payload = self.json_loads(data)
+            payload = self._loads(data)
         except (ValueError, TypeError, RecursionError):
             payload = self._decode(sse)  # raises the ProtocolError that says where
         else:
@@ -184,7 +184,7 @@ class ResponsesLane(Lane[ResponsesEvent]):
                 self._note_shape(sse.event, payload)
         if type(payload) is not dict:
             raise ProtocolError(
-                f"SSE event #{self._event_index} ({describe(sse.event)}): the data is JSON "
+                f"SSE event #{self._reports.event_index} ({describe(sse.event)}): the data is JSON "
                 f"{type(payload).__name__}, not an object"
             )
         kind = payload.get("type")
