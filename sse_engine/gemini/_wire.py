@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from sse_engine._formats import Endpoint
 from sse_engine._outcome import StreamError
-from sse_engine.parts import FinishReason, Usage, count_tokens
+from sse_engine.parts import FinishReason, Usage, new_usage
 
 __all__ = [
     "BLOCK_REASONS",
@@ -318,22 +318,33 @@ def usage_from_wire(usage: Mapping[str, Any]) -> Usage:
     once the object holds any count, a missing input, output or total is 0
     (an object with none, as Vertex sends before the end, counts nothing).
     """
-    prompt = count_tokens(usage, "promptTokenCount")
-    tools = count_tokens(usage, "toolUsePromptTokenCount")
-    answer = count_tokens(usage, "candidatesTokenCount")
-    thoughts = count_tokens(usage, "thoughtsTokenCount")
-    total = count_tokens(usage, "totalTokenCount")
+    # Read with plain lookups, not count_tokens (six calls): most chunks carry usage.
+    get = usage.get
+    prompt = get("promptTokenCount")
+    if type(prompt) is not int:
+        prompt = None
+    tools = get("toolUsePromptTokenCount")
+    if type(tools) is not int:
+        tools = None
+    answer = get("candidatesTokenCount")
+    if type(answer) is not int:
+        answer = None
+    thoughts = get("thoughtsTokenCount")
+    if type(thoughts) is not int:
+        thoughts = None
+    total = get("totalTokenCount")
+    if type(total) is not int:
+        total = None
+    cached = get("cachedContentTokenCount")
+    if type(cached) is not int:
+        cached = None
     if prompt is None and tools is None and answer is None and thoughts is None and total is None:
-        return Usage(cached_input_tokens=count_tokens(usage, "cachedContentTokenCount"), raw=usage)
+        return new_usage(None, None, None, cached, None, None, usage)
     input_tokens = (prompt or 0) + (tools or 0)
     output = (answer or 0) + (thoughts or 0)
-    return Usage(
-        input_tokens=input_tokens,
-        output_tokens=output,
-        total_tokens=input_tokens + output if total is None else total,
-        cached_input_tokens=count_tokens(usage, "cachedContentTokenCount"),
-        reasoning_tokens=thoughts,
-        raw=usage,
+    return new_usage(
+        input_tokens, output, input_tokens + output if total is None else total, cached,
+        thoughts, None, usage,
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar, cast
 
+from sse_engine._event_build import slot_builder
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._tally import Tally
 from sse_engine.parts._parts import (
@@ -109,6 +110,8 @@ def _call_delta_maker() -> Callable[[str, str, int, int, ToolCall], ToolCallDelt
 
 
 make_text = _text_maker(TextDelta)
+#: A Gemini stream reports (grown) usage in every chunk: its part is made slot by slot too.
+make_usage_update: Callable[[Usage], UsageUpdate] = slot_builder(UsageUpdate, "usage")
 make_reasoning = _text_maker(ReasoningDelta)
 make_refusal = _text_maker(RefusalDelta)
 make_call_delta = _call_delta_maker()
@@ -434,7 +437,7 @@ class PartBuilder:
             return
         for turn in turns.values():
             turn.usage = usage
-        self.out.append(UsageUpdate(usage))
+        self.out.append(make_usage_update(usage))
 
     def finish(
         self,

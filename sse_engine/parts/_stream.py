@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any, Generic, TypeVar
 
 from sse_engine._errors import ProtocolError, UsageError
-from sse_engine._formats import format_of
+from sse_engine._formats import WireFormat, format_of
 from sse_engine._lane import Headers, Lane, LaneEvent, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts._builder import PartBuilder, TextWriter
@@ -25,6 +25,12 @@ from sse_engine.parts._translator import Finished, Translator
 from sse_engine.parts._turn import Turn
 
 __all__ = ["PartStream"]
+
+#: Each format's own lane class met so far -> its row: ``format_of`` walks the registry (a
+#: Mapping's view, in Python), and a short stream's whole parts cost is a few times that.
+#: A class's row never changes (rows are only ever added); only the registered classes
+#: are kept (a subclass is looked up each time), so it holds one entry per format at most.
+_ROWS: dict[type, WireFormat] = {}
 
 #: The lane a PartStream reads: ``PartStream(MessagesLane()).lane`` is typed a MessagesLane.
 L = TypeVar("L", bound=Lane[Any])
@@ -59,7 +65,11 @@ class PartStream(Generic[L]):
     """
 
     def __init__(self, lane: L, *, partial_strings: bool = False, lean: bool = False) -> None:
-        row = format_of(lane)
+        row = _ROWS.get(type(lane))
+        if row is None:
+            row = format_of(lane)
+            if row.lane is type(lane):
+                _ROWS[row.lane] = row
         kind: type[Translator] = row.parts
         if lean:
             lane.make_lean()

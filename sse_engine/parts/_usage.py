@@ -7,12 +7,14 @@ reads its wire usage into :class:`Usage` with :func:`count_tokens`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, final
 
 import attrs
 
-__all__ = ["FINISH_REASONS", "FinishReason", "Usage", "count_tokens"]
+from sse_engine._event_build import slot_builder
+
+__all__ = ["FINISH_REASONS", "FinishReason", "Usage", "count_tokens", "new_usage"]
 
 #: Why a turn ended, in one vocabulary for every lane (see :class:`Finish`).
 FinishReason = Literal[
@@ -60,3 +62,17 @@ def count_tokens(usage: Mapping[str, Any], key: str, detail: str | None = None) 
     if detail is not None:
         value = value.get(detail) if type(value) is dict else None
     return value if type(value) is int else None
+
+
+
+#: ``Usage(...)`` with every field given, in the order of its fields, for a format's usage
+#: reader on the hot path (a Gemini stream reports usage in every chunk): the same frozen
+#: object, made slot by slot instead of through attrs' per-field ``object.__setattr__``.
+new_usage: Callable[
+    [int | None, int | None, int | None, int | None, int | None, int | None, Any], Usage
+] = slot_builder(
+    Usage, "input_tokens", "output_tokens", "total_tokens", "cached_input_tokens",
+    "reasoning_tokens", "cache_write_input_tokens", "raw",
+)
+new_usage.__module__ = __name__  # made by exec: it would belong to no module
+new_usage.__qualname__ = new_usage.__name__ = "new_usage"

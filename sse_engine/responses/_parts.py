@@ -412,9 +412,15 @@ class ResponsesParts(Translator):
         return found
 
     def _call_delta(self, event: ResponseCallDeltaEvent) -> None:
-        found = self._call_for(event)
-        if found is not None and event.delta:
-            self.builder.call_delta(found[0], event.delta, found[1])
+        # _call_for's answer, without its call for the common fragment (a started call).
+        index = event.output_index
+        found = self._calls.get(index)
+        if found is None:
+            self._call_for(event)  # no call yet: the event may wait for its item
+            return
+        call = found[0]
+        if not call.done and index not in self._done and event.delta:
+            self.builder.call_delta(call, event.delta, found[1])
 
     def _call_input_done(
         self, event: ResponseArgumentsDoneEvent | ResponseCustomToolInputDoneEvent
