@@ -41,7 +41,7 @@ def general_path() -> Iterator[None]:
         yield
 
 
-def _refuse(self: Any, kind: str, text: str, choice: int, out: list[bytes]) -> bool:
+def _refuse(self: Any, kind: str, text: str, choice: int) -> bool:
     return False
 
 
@@ -100,8 +100,8 @@ def test_the_relay_writes_most_deltas_without_a_part() -> None:
     written: list[bool] = []
     original = _emitter.Emitter.write_live
 
-    def counted(self: Any, kind: str, text: str, choice: int, out: list[bytes]) -> bool:
-        written.append(original(self, kind, text, choice, out))
+    def counted(self: Any, kind: str, text: str, choice: int) -> bool:
+        written.append(original(self, kind, text, choice))
         return written[-1]
 
     with mock.patch.object(_emitter.Emitter, "write_live", counted):
