@@ -96,6 +96,8 @@ class ChatEmitter(Emitter):
     def open_block(self, block: Block, out: list[bytes]) -> None:
         if block.kind != "tool":
             block.template = self._template(block, {_FIELDS[block.kind]: TEXT})
+            # Once the choice's role was written, a delta is the template filled.
+            block.fills = block.choice in self._started
             return
         block.index = self._calls.get(block.choice, 0)
         self._calls[block.choice] = block.index + 1
@@ -109,7 +111,7 @@ class ChatEmitter(Emitter):
         arguments = {"index": block.index, "function": {"arguments": TEXT}}
         block.template = self._template(block, {"tool_calls": [arguments]})
 
-    def _template(self, block: Block, delta: dict[str, Any]) -> str:
+    def _template(self, block: Block, delta: dict[str, Any]) -> bytes:
         choice = {"index": self._index(block.choice), "delta": delta, "finish_reason": None}
         return template(encode_json(self._payload([choice])))
 
@@ -120,6 +122,7 @@ class ChatEmitter(Emitter):
             out.append(fill(block.template, text))
         else:  # the choice's first delta also says its role (a tool call's opening did)
             self._delta(block.choice, {_FIELDS[block.kind]: text}, out)
+            block.fills = True
 
     def close_block(self, block: Block, out: list[bytes]) -> None:
         """Only a plain-text tool input is written here; the next block says this one ended."""

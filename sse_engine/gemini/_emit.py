@@ -96,6 +96,7 @@ class GeminiEmitter(Emitter):
         content = {"parts": [part], "role": "model"}
         payload = self._response([{"content": content, "index": block.choice}])
         block.template = template(frame(dumps(payload)))
+        block.fills = True  # a delta is the template filled
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
         if block.kind != "tool":

@@ -121,6 +121,8 @@ class MessagesEmitter(Emitter):
         block.template = template(encode_messages_event(delta))
         if block.kind == "tool":
             self._inputs[block.index] = ToolInput()
+        else:  # text and thinking deltas are the template filled
+            block.fills = True
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
         if block.kind == "tool":

@@ -39,8 +39,8 @@ class Block:
     id for the block's output item (a Responses source's), "" if it has none.
     ``raw`` is a tool call's :attr:`~sse_engine.parts.ToolCall.raw`: the
     source's own object for it (a Gemini part with its signature), or None.
-    ``index``, ``content_index``, ``mark``, ``item_id`` and ``template`` are
-    the target's to set and use.
+    ``index``, ``content_index``, ``mark``, ``item_id``, ``template`` and
+    ``fills`` are the target's to set and use.
     """
 
     kind: str
@@ -64,7 +64,11 @@ class Block:
     mark: int = 0
     item_id: str = ""
     #: The frame of one delta, with holes (see ``_template.py``), once the target made it.
-    template: str = ""
+    template: bytes = b""
+    #: Set by the target when a delta's frame is ``fill(template, text)`` and nothing else
+    #: (no number to count, no state to change): the emitter then fills it itself, with
+    #: no call of the target's ``block_delta`` (most of a stream).
+    fills: bool = False
     #: Citations of a text block waiting for it to reach the head (the source's parts).
     citations: list[Any] = attrs.Factory(list)
 
@@ -102,19 +106,24 @@ class Blocks:
     """The blocks of one choice, written to the wire one at a time."""
 
     def __init__(
-        self, writer: BlockWriter, choice: int, pieces: Callable[[], list[str]] = list
+        self,
+        writer: BlockWriter,
+        choice: int,
+        pieces: Callable[[], list[str]] = list,
+        live: dict[int, Block] | None = None,
     ) -> None:
         self._writer = writer
         self._choice = choice
+        #: The text block that more text of its kind goes straight into (open, alone,
+        #: not ended), under this choice, while there is one: what the emitter's fast
+        #: path for text deltas reads (one dict for every choice of the emitter).
+        self.live: dict[int, Block] = {} if live is None else live
         #: What a text, reasoning or refusal block keeps its text in (a lean relay's
         #: keep less: see ``Emitter.make_lean``).
         self._pieces = pieces
         #: The head is open on the wire; the blocks behind it wait their turn.
         self.queue: deque[Block] = deque()
         self._tools: dict[int, Block] = {}
-        #: The text block that more text of its kind goes straight into (open, alone,
-        #: not ended), or None: what the emitter's fast path for text deltas checks.
-        self.live: Block | None = None
         #: The source's id for the block of reasoning that opened and has no text yet.
         self._reasoning_id = ""
         #: The source's id for the message item that opened and has no text yet.
@@ -284,4 +293,7 @@ class Blocks:
             writer.close_block(head, out)
             queue.popleft()
         live = queue[0] if len(queue) == 1 else None
-        self.live = live if live is not None and live.kind != "tool" and not live.ended else None
+        if live is not None and live.kind != "tool" and not live.ended:
+            self.live[self._choice] = live
+        else:
+            self.live.pop(self._choice, None)

@@ -6,9 +6,10 @@ depend on the target: which parts the target has a place for (other choices
 of a Chat ``n > 1`` request and tool calls the upstream ran itself are not
 relayed), the target's id and model, the usage seen so far, the routing of
 content into one block queue per choice (``_blocks.py``), the keepalive line
-and the HTTP answer to a failure. A target's module (``_to_chat.py``,
-``_to_responses.py``, ``_to_messages.py``) writes the frames; it knows
-nothing about the source lane.
+and the HTTP answer to a failure, and the fast path of most of a stream: a
+text delta continuing its open block (:meth:`Emitter.write_live`). A target's
+module (its format folder's ``_emit.py``) writes the frames; it knows nothing
+about the source lane.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any, ClassVar, Final, Protocol
 
 import attrs
@@ -154,6 +156,11 @@ class Emitter:
         self.usage: Usage | None = None
         #: The blocks of each relayed choice, in the order the choices started.
         self.choices: dict[int, Blocks] = {}
+        #: Each choice's text block that more text of its kind goes straight into (see
+        #: ``Blocks``): kept by the choices' queues, read by :meth:`write_live`.
+        self.live: dict[int, Block] = {}
+        #: Where :meth:`write_live` writes; None: it writes nothing (see it).
+        self.direct: list[bytes] | None = None
         #: The tool calls relayed (not hosted, of a relayed choice), by (choice, index).
         self._tools: set[tuple[int, int]] = set()
         #: How many tool calls each choice relayed.
@@ -244,35 +251,52 @@ class Emitter:
         """The target's bytes for ``parts`` (``source``: where they came from, after them)."""
         self.source = source
         out: list[bytes] = []
-        choices = self.choices
-        write = self.block_delta
-        for part in parts:
-            kind = type(part)
-            text_kind = _TEXT_KINDS.get(kind)
-            if text_kind is not None and not (kind is ReasoningDelta and part.separator):  # type: ignore[union-attr]
-                # Most parts are text continuing the open block: straight to the target.
-                blocks = choices.get(part.choice)  # type: ignore[union-attr]
-                block = None if blocks is None else blocks.live
-                if block is not None and block.kind == text_kind:
+        outer, self.direct = self.direct, out
+        write = self.write_live
+        try:
+            for part in parts:
+                kind = type(part)
+                text_kind = _TEXT_KINDS.get(kind)
+                if text_kind is not None and not (kind is ReasoningDelta and part.separator):  # type: ignore[union-attr]
+                    # Most parts are text continuing the open block: straight to the target.
+                    # A part of no text writes nothing, whichever way it went.
                     text = part.text  # type: ignore[union-attr]
-                    if text:
-                        block.sent.append(text)
-                        write(block, text, out)
-                    continue
-            _ROUTES[kind](self, part, out)
+                    if not text or write(text_kind, text, part.choice):  # type: ignore[union-attr]
+                        continue
+                _ROUTES[kind](self, part, out)
+        finally:
+            self.direct = outer
         return out[0] if len(out) == 1 else b"".join(out)
 
-    def write_live(self, kind: str, text: str, choice: int, out: list[bytes]) -> bool:
+    def write_live(self, kind: str, text: str, choice: int) -> bool:
         """Write a delta of ``kind`` (``text``, ``reasoning``, ``refusal``) straight into
-        its choice's open block, as :meth:`emit` does with its part; False, writing
-        nothing, when no open block of that kind takes it (its part goes through
-        :meth:`emit` then). What a relay does with a delta before any part is made."""
-        blocks = self.choices.get(choice)
-        block = None if blocks is None else blocks.live
-        if block is None or block.kind != kind or self.finished:
+        its choice's open block, appending its frame to :attr:`direct`, as :meth:`emit`
+        does with its part; False, writing nothing, when no open block of that kind takes
+        it (its part goes through :meth:`emit` then) or :attr:`direct` is None.
+
+        What a relay does with a delta before any part is made (it gives this method
+        to ``PartStream.write_text_with``, and sets :attr:`direct` while it reads the
+        source's events), and what :meth:`emit` does with most text parts. ``text``
+        is not empty.
+        """
+        out = self.direct
+        block = self.live.get(choice)
+        if out is None or block is None or block.kind != kind or self.finished:
             return False
-        block.sent.append(text)
-        self.block_delta(block, text, out)
+        sent = block.sent
+        if type(sent) is Tally:  # a lean block counts what went by: Tally.append, inline
+            sent.length += len(text)
+        else:
+            sent.append(text)
+        if block.fills:
+            # fill(block.template, text), inline: this is most of a relayed stream.
+            try:
+                value = encode_basestring(text).encode()
+            except UnicodeEncodeError:  # a lone surrogate: JSON's ASCII escapes carry it
+                value = encode_basestring_ascii(text).encode()
+            out.append(block.template % value)
+        else:
+            self.block_delta(block, text, out)
         return True
 
     def _begin(self, out: list[bytes]) -> None:
@@ -291,7 +315,7 @@ class Emitter:
             if choice and not self.many_choices:
                 return None
             self._begin(out)
-            blocks = self.choices[choice] = Blocks(self, choice, self.pieces)
+            blocks = self.choices[choice] = Blocks(self, choice, self.pieces, self.live)
         return blocks
 
     def _text(
@@ -310,13 +334,7 @@ class Emitter:
         if not text:
             return
         if not part.separator:
-            blocks = self.choices.get(part.choice)
-            block = None if blocks is None else blocks.live
-            if block is not None and block.kind == "reasoning":
-                block.sent.append(text)
-                self.block_delta(block, text, out)
-            else:
-                self._text("reasoning", part, out)
+            self._text("reasoning", part, out)
             return
         blocks = self._blocks(part.choice, out)
         if blocks is not None:

@@ -97,10 +97,12 @@ class Relay:
         if lean:
             self._emitter.make_lean()
         self._skip: _Replayed | None = None
-        #: The bytes of the deltas written straight through while the source's events
-        #: are read (see :meth:`_written`), or None outside of that.
-        self._direct: list[bytes] | None = None
-        self.stream.write_text_with(self._write_text)
+        # Per read: the lane's reading, then the translation of its events.
+        self._read = lane.feed_with_comments
+        self._translate = self.stream.translate
+        # A delta continuing its open block is written by the emitter as the translator
+        # makes it, with no part (see :meth:`_written`).
+        self.stream.write_text_with(self._emitter.write_live)
 
     # -- the cycle -------------------------------------------------------------------
 
@@ -117,13 +119,15 @@ class Relay:
     def feed(self, data: bytes | bytearray | memoryview) -> bytes:
         """Read the next bytes of the upstream's body; return the bytes to send downstream."""
         try:
-            events = self.stream.lane.feed_with_comments(data)
+            events = self._read(data)
         except ProtocolError as exc:
             # The source's bytes stopped making sense: the lane is failed for good
             # (code protocol_error) and its events end with its StreamEnd; the
             # target gets its in-stream error as for any upstream failure.
             events = exc.events
-        return self._relay(events)
+        if Comment in map(type, events):
+            return self._relay(events)
+        return self._written(events)
 
     def close(self) -> bytes:
         """The upstream's body ended (or broke off): the last bytes to send downstream.
@@ -187,6 +191,8 @@ class Relay:
         if parts and type(parts[0]) is Restart:
             if self._skip is None:
                 self._skip = _Replayed()
+                # What the replay brings back is checked part by part from now on.
+                self.stream.write_text_with(None)
             self._skip.restart(before)
         return self._write(parts)
 
@@ -237,25 +243,19 @@ class Relay:
 
     def _written(self, events: list[Any]) -> bytes:
         """The bytes of lane events: the deltas the emitter took straight from the
-        translator (no part made: :meth:`_write_text`), then the rest, from their parts."""
-        direct = self._direct = []
+        translator (no part made: ``Emitter.write_live``, given to the stream's
+        ``write_text_with``, which writes only while its ``direct`` is a list: while
+        events are read here, and never once a replay is being skipped), then the
+        rest, from their parts."""
+        emitter = self._emitter
+        direct = emitter.direct = []
         try:
-            parts = self.stream.translate(events)
+            parts = self._translate(events)
         finally:
-            self._direct = None
-        rest = self._write(parts)
-        if not direct:
-            return rest
-        direct.append(rest)
-        return b"".join(direct)
-
-    def _write_text(self, kind: str, text: str, choice: int) -> bool:
-        """A delta continuing its open block, written without a part (most of a stream):
-        only while events are read here, and never while a replay is being skipped."""
-        direct = self._direct
-        if direct is None or self._skip is not None:
-            return False
-        return self._emitter.write_live(kind, text, choice, direct)
+            emitter.direct = None
+        if parts:
+            direct.append(self._write(parts))
+        return b"".join(direct)  # one piece is returned as it is
 
     def _write(self, parts: list[Part]) -> bytes:
         emitter = self._emitter
