@@ -33,12 +33,13 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
+from once import OncePerRun, early
 from server import StreamServer, capture_bytes, lane_of_path
 
 from sse_engine import FORMATS
@@ -126,20 +127,19 @@ def test_every_marker_is_honest() -> None:
 # -- one mypy --strict run over every block ----------------------------------------------------
 
 
-#: Where the blocks are written and mypy keeps its cache between runs (git ignores
-#: .mypy_cache). The files stay at the same paths from run to run: mypy's cache is
-#: keyed by module name, and would replay the errors of a same-named file elsewhere.
-#: Each pytest-xdist worker has its own (gw0, gw1, ...; "main" without xdist), as
-#: workers write and delete the blocks at the same time.
+#: Where the blocks are written to be run, one folder per pytest-xdist worker (gw0,
+#: gw1, ...; "main" without xdist), as workers write and delete them at the same time.
 WORK = ROOT / ".mypy_cache" / "doc_blocks" / os.environ.get("PYTEST_XDIST_WORKER", "main")
+#: Where they are written to be type-checked, and mypy keeps its cache between runs
+#: (git ignores .mypy_cache): one run for the whole run (tests/once.py), whichever
+#: worker makes it, so one cache, warm from the last run. The files stay at the same
+#: paths from run to run: mypy's cache is keyed by module name, and would replay the
+#: errors of a same-named file elsewhere.
+CHECKS = ROOT / ".mypy_cache" / "doc_blocks" / "checked"
 
 
-# Session scope, not module: with pytest-xdist a worker may run tests of other
-# modules between this module's, and a module fixture would be set up again.
-@pytest.fixture(scope="session")
-def block_files() -> dict[str, Path]:
-    """Each block (but the excerpts) in its own file, by block id."""
-    folder = WORK / "blocks"
+def write_blocks(folder: Path) -> dict[str, Path]:
+    """Each block (but the excerpts) in its own file in ``folder``, by block id."""
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.py"):
         old.unlink()
@@ -150,6 +150,14 @@ def block_files() -> dict[str, Path]:
             path.write_text(block.code, encoding="utf-8")
             files[block.id] = path
     return files
+
+
+# Session scope, not module: with pytest-xdist a worker may run tests of other
+# modules between this module's, and a module fixture would be set up again.
+@pytest.fixture(scope="session")
+def block_files() -> dict[str, Path]:
+    """Each block (but the excerpts) in its own file, by block id."""
+    return write_blocks(WORK / "blocks")
 
 
 def _unit_of(block: Block) -> str:
@@ -170,16 +178,15 @@ def _syntax_error(path: Path) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def mypy_errors(
-    block_files: dict[str, Path], once_per_run: Callable[..., Any]
-) -> dict[str, list[str]]:
+def mypy_errors(once_per_run: OncePerRun) -> dict[str, list[str]]:
     """mypy --strict's errors, by block id (or example script): one run for all workers."""
-    errors: dict[str, list[str]] = once_per_run("docs-mypy", lambda: _mypy_errors(block_files))
+    errors: dict[str, list[str]] = once_per_run.get("docs-mypy")
     return errors
 
 
-def _mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
-    cache = WORK / "cache"
+def _mypy_errors(_: pytest.TempPathFactory) -> dict[str, list[str]]:
+    block_files = write_blocks(CHECKS / "blocks")
+    cache = CHECKS / "cache"
     # A syntax error would stop mypy's whole run: report it for its block alone.
     syntax = {unit: _syntax_error(path) for unit, path in block_files.items()}
     paths = {str(path): unit for unit, path in block_files.items() if syntax[unit] is None}
@@ -201,6 +208,9 @@ def _mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
         if ": error:" in line:
             errors[unit].append(rest)
     return errors
+
+
+early(__file__, "docs-mypy", _mypy_errors, fixture="mypy_errors")
 
 
 # One mypy run checks every block, whichever pytest-xdist workers its tests run on.
