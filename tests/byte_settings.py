@@ -12,7 +12,7 @@ from hypothesis_budget import examples
 
 #: For the properties whose examples are whole streams.
 HEAVY = settings(
-    max_examples=examples(100, thorough=300),
+    max_examples=examples(50, thorough=300),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -10,7 +10,8 @@ this file is read) keeps its bytecode in one cache outside the repository
 clean and each module is compiled once.
 
 Here too ``once_per_run``: work a session fixture does once for the whole run, however
-many pytest-xdist workers ask for it (a mypy run, the docs site build).
+many pytest-xdist workers ask for it (a mypy run, the docs site build), started in the
+background when the run starts (tests/once.py).
 
 And hypothesis's profiles (tests/hypothesis_budget.py): ``ci``, loaded unless
 ``HYPOTHESIS_PROFILE`` or ``--hypothesis-profile`` names another, runs each
@@ -19,17 +20,15 @@ property test at its reviewed count; ``thorough`` at the full counts.
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import settings
 from hypothesis_budget import CI, THOROUGH
+from once import EARLY, OncePerRun, needs_early_work
 from server import _stream_server, stream_server
 
 __all__ = ["_stream_server", "once_per_run", "stream_server"]
@@ -46,34 +45,34 @@ settings.register_profile(THOROUGH, max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", CI))
 
 
-#: ``once(name, compute)``: ``compute()``'s JSON result, computed by the first worker that asks.
-Once = Callable[[str, Callable[[], Any]], Any]
-
-
 @pytest.fixture(scope="session")
-def once_per_run(tmp_path_factory: pytest.TempPathFactory) -> Once:
-    """Share a session fixture's (JSON) result between the pytest-xdist workers of one run.
+def once_per_run(tmp_path_factory: pytest.TempPathFactory) -> OncePerRun:
+    """Slow work (a mypy run, the docs site build) done once for the whole run (tests/once.py)."""
+    return OncePerRun(tmp_path_factory)
 
-    Each worker has its own session, so a session fixture runs once per worker;
-    for a mypy run or a site build that doubles the suite's slowest work. The
-    first worker to ask computes the result under a lock and leaves it in the
-    run's temporary folder; the others wait for it and read it. (pytest-xdist's
-    ``xdist_group`` would keep such tests on one worker, but under pytest 9 it
-    no longer groups anything.) A result that raised is not kept: the next
-    worker computes it again and fails, or skips, the same way.
+
+@pytest.fixture(scope="session", autouse=True)
+def _start_early_work(
+    request: pytest.FixtureRequest, once_per_run: OncePerRun
+) -> Iterator[None]:
+    """Start, in the background, the slow work that this run's tests will need."""
+    modules = {Path(item.path).resolve() for item in request.session.items}
+    for name, (module, _, _) in EARLY.items():
+        if module in modules:
+            once_per_run.start(name)
+    yield
+    # A worker that started the work finishes it, for the worker whose tests use it.
+    for thread in once_per_run.started.values():
+        thread.join()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that wait for slow work (a mypy run, the site build) run last.
+
+    That work starts in the background when the run starts (tests/once.py); run
+    last, its tests find it done instead of holding a worker while it runs. The
+    order is the same in every pytest-xdist worker, as xdist requires.
     """
-    base = tmp_path_factory.getbasetemp()
-    # Under xdist each worker's base is <run>/popen-gwN: share <run>, new for each run.
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-    def once(name: str, compute: Callable[[], Any]) -> Any:
-        result = shared / f"once-{name}.json"
-        with open(shared / f"once-{name}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if result.exists():
-                return json.loads(result.read_text(encoding="utf-8"))
-            result.write_text(json.dumps(compute()), encoding="utf-8")
-            # Read back, so that every worker gets the same (JSON) value.
-            return json.loads(result.read_text(encoding="utf-8"))
-
-    return once
+    items.sort(key=lambda item: needs_early_work(
+        Path(item.path).resolve(), list(getattr(item, "fixturenames", ()))
+    ))

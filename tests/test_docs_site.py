@@ -10,11 +10,10 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from once import OncePerRun, early
 
 import sse_engine
 from sse_engine import chat, gemini, messages, responses
@@ -23,13 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 
-# One build for the run's tests, whichever pytest-xdist workers they run on.
+# One build for the run's tests, whichever pytest-xdist workers they run on, started
+# when the run starts (tests/once.py).
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory, once_per_run: Callable[..., Any]) -> Path:
-    return Path(once_per_run("docs-site", lambda: str(_build(tmp_path_factory))))
+def site(once_per_run: OncePerRun) -> Path:
+    return Path(once_per_run.get("docs-site"))
 
 
-def _build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _build(tmp_path_factory: pytest.TempPathFactory) -> str:
     for module in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"):
         pytest.importorskip(module, reason="the docs tools are not installed")
     if not (DOCS / "benchmarks.md").exists():
@@ -42,7 +42,10 @@ def _build(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True, text=True, env=env, cwd=ROOT, check=False, timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    return out
+    return str(out)
+
+
+early(__file__, "docs-site", _build, fixture="site")
 
 
 def test_the_site_builds_strictly(site: Path) -> None:

@@ -4,9 +4,11 @@ A reader copies a block into a file and runs it, so each block is:
 
 - type-checked with ``mypy --strict`` (one run over all blocks, each in its own
   file), with the scripts of ``docs/examples/`` that the transports page quotes;
-- run as a script in a subprocess (``python block.py``, with a timeout), with
+- run as a script (as ``python block.py`` would, with a timeout), with
   ``SSE_ENGINE_BASE_URL`` pointing at the loopback test server (tests/server.py),
   which every example that makes a request reads, defaulting to the public API.
+  A block's runs share one Python process (tests/block_runner.py: each run starts
+  from a clean environment, the imports are paid once).
 
 A block that streams from the server is run again with the connection cut
 mid-stream, with a pre-stream HTTP 429 error and, where the lane has one, with
@@ -23,17 +25,21 @@ Two markers, an HTML comment on the line before the fence, make exceptions:
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import select
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
+from once import OncePerRun, early
 from server import StreamServer, capture_bytes, lane_of_path
 
 from sse_engine import FORMATS
@@ -43,6 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUN_TIMEOUT = 60
+RUNNER = Path(__file__).resolve().parent / "block_runner.py"
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)(?P<info>.*)$")
 _MARKER = re.compile(r"^\s*<!--\s*(?P<kind>excerpt|fragment):\s*(?P<arg>.*?)\s*-->\s*$")
@@ -120,20 +127,19 @@ def test_every_marker_is_honest() -> None:
 # -- one mypy --strict run over every block ----------------------------------------------------
 
 
-#: Where the blocks are written and mypy keeps its cache between runs (git ignores
-#: .mypy_cache). The files stay at the same paths from run to run: mypy's cache is
-#: keyed by module name, and would replay the errors of a same-named file elsewhere.
-#: Each pytest-xdist worker has its own (gw0, gw1, ...; "main" without xdist), as
-#: workers write and delete the blocks at the same time.
+#: Where the blocks are written to be run, one folder per pytest-xdist worker (gw0,
+#: gw1, ...; "main" without xdist), as workers write and delete them at the same time.
 WORK = ROOT / ".mypy_cache" / "doc_blocks" / os.environ.get("PYTEST_XDIST_WORKER", "main")
+#: Where they are written to be type-checked, and mypy keeps its cache between runs
+#: (git ignores .mypy_cache): one run for the whole run (tests/once.py), whichever
+#: worker makes it, so one cache, warm from the last run. The files stay at the same
+#: paths from run to run: mypy's cache is keyed by module name, and would replay the
+#: errors of a same-named file elsewhere.
+CHECKS = ROOT / ".mypy_cache" / "doc_blocks" / "checked"
 
 
-# Session scope, not module: with pytest-xdist a worker may run tests of other
-# modules between this module's, and a module fixture would be set up again.
-@pytest.fixture(scope="session")
-def block_files() -> dict[str, Path]:
-    """Each block (but the excerpts) in its own file, by block id."""
-    folder = WORK / "blocks"
+def write_blocks(folder: Path) -> dict[str, Path]:
+    """Each block (but the excerpts) in its own file in ``folder``, by block id."""
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.py"):
         old.unlink()
@@ -144,6 +150,14 @@ def block_files() -> dict[str, Path]:
             path.write_text(block.code, encoding="utf-8")
             files[block.id] = path
     return files
+
+
+# Session scope, not module: with pytest-xdist a worker may run tests of other
+# modules between this module's, and a module fixture would be set up again.
+@pytest.fixture(scope="session")
+def block_files() -> dict[str, Path]:
+    """Each block (but the excerpts) in its own file, by block id."""
+    return write_blocks(WORK / "blocks")
 
 
 def _unit_of(block: Block) -> str:
@@ -164,16 +178,15 @@ def _syntax_error(path: Path) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def mypy_errors(
-    block_files: dict[str, Path], once_per_run: Callable[..., Any]
-) -> dict[str, list[str]]:
+def mypy_errors(once_per_run: OncePerRun) -> dict[str, list[str]]:
     """mypy --strict's errors, by block id (or example script): one run for all workers."""
-    errors: dict[str, list[str]] = once_per_run("docs-mypy", lambda: _mypy_errors(block_files))
+    errors: dict[str, list[str]] = once_per_run.get("docs-mypy")
     return errors
 
 
-def _mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
-    cache = WORK / "cache"
+def _mypy_errors(_: pytest.TempPathFactory) -> dict[str, list[str]]:
+    block_files = write_blocks(CHECKS / "blocks")
+    cache = CHECKS / "cache"
     # A syntax error would stop mypy's whole run: report it for its block alone.
     syntax = {unit: _syntax_error(path) for unit, path in block_files.items()}
     paths = {str(path): unit for unit, path in block_files.items() if syntax[unit] is None}
@@ -195,6 +208,9 @@ def _mypy_errors(block_files: dict[str, Path]) -> dict[str, list[str]]:
         if ": error:" in line:
             errors[unit].append(rest)
     return errors
+
+
+early(__file__, "docs-mypy", _mypy_errors, fixture="mypy_errors")
 
 
 # One mypy run checks every block, whichever pytest-xdist workers its tests run on.
@@ -234,8 +250,83 @@ class Run:
 UNREACHABLE = "http://127.0.0.1:1"
 
 
+class BlockProcess:
+    """One Python process that runs a block again and again (tests/block_runner.py).
+
+    Each run is what ``python block.py`` does (see block_runner.py for what carries
+    over: imported modules), but the block's imports are paid once, not once a run.
+    If a run ends the process, the next run starts another.
+    """
+
+    def __init__(self, path: Path, out: Path) -> None:
+        self.path, self.out = path, out
+        self.process: subprocess.Popen[bytes] | None = None
+        self.runs = 0
+
+    def _start(self, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        requests_read, self.requests = os.pipe()
+        self.responses, responses_write = os.pipe()
+        process = subprocess.Popen(
+            [sys.executable, str(RUNNER), str(self.path), str(requests_read),
+             str(responses_write)],
+            cwd=self.path.parent, env=env, stdin=subprocess.DEVNULL,
+            pass_fds=(requests_read, responses_write),
+        )
+        os.close(requests_read)
+        os.close(responses_write)
+        return process
+
+    def run(self, env: dict[str, str]) -> tuple[int, str, str]:
+        if self.process is None or self.process.poll() is not None:
+            self.close()
+            self.process = self._start(env)
+        self.runs += 1
+        stdout, stderr = self.out / f"{self.runs}.out", self.out / f"{self.runs}.err"
+        request = {"env": env, "stdout": str(stdout), "stderr": str(stderr)}
+        try:
+            os.write(self.requests, (json.dumps(request) + "\n").encode())
+            answer = self._answer()
+        except BrokenPipeError:
+            answer = b""
+        if answer:
+            returncode = json.loads(answer)["returncode"]
+        else:  # the block ended the process: its exit status is the run's
+            returncode = self.process.wait(timeout=RUN_TIMEOUT)
+            self.close()
+        def read(path: Path) -> str:
+            text = path.read_bytes().decode(errors="replace") if path.exists() else ""
+            return text.replace("\r\n", "\n")  # as subprocess.run(text=True) reads it
+        return returncode, read(stdout), read(stderr)
+
+    def _answer(self) -> bytes:
+        assert self.process is not None
+        answer = b""
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while not answer.endswith(b"\n"):
+            ready, _, _ = select.select([self.responses], [], [], deadline - time.monotonic())
+            if not ready:
+                self.close()
+                raise subprocess.TimeoutExpired([str(self.path)], RUN_TIMEOUT)
+            piece = os.read(self.responses, 4096)
+            if not piece:
+                return b""
+            answer += piece
+        return answer
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        os.close(self.requests)
+        os.close(self.responses)
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.process = None
+
+
 def run_block(
-    path: Path, server: StreamServer, *, keys: bool = True, url: str | None = None, **faults: str
+    process: BlockProcess, server: StreamServer, *, keys: bool = True, url: str | None = None,
+    **faults: str,
 ) -> Run:
     """Run a block against the server with ``faults`` (without API ``keys``, or at ``url``)."""
     server.reset()
@@ -251,15 +342,12 @@ def run_block(
     }
     if keys:
         env |= {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
-    done = subprocess.run(
-        [sys.executable, str(path)], cwd=path.parent, env=env, capture_output=True, text=True,
-        timeout=RUN_TIMEOUT, check=False,
-    )
+    returncode, stdout, stderr = process.run(env)
     lanes = frozenset(
         lane for s in server.seen if s.method == "POST" and (lane := lane_of_path(s.path))
     )
     resumed = any(s.method == "GET" for s in server.seen)
-    return Run(done.returncode, done.stdout, done.stderr, lanes, resumed)
+    return Run(returncode, stdout, stderr, lanes, resumed)
 
 
 LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
@@ -283,10 +371,17 @@ def assembled(capture: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.id)
 def test_block_runs(
-    block: Block, block_files: dict[str, Path], stream_server: StreamServer
+    block: Block, block_files: dict[str, Path], stream_server: StreamServer, tmp_path: Path
 ) -> None:
-    path = block_files[block.id]
-    normal = run_block(path, stream_server)
+    process = BlockProcess(block_files[block.id], tmp_path)
+    try:
+        check_block_runs(process, stream_server)
+    finally:
+        process.close()
+
+
+def check_block_runs(process: BlockProcess, stream_server: StreamServer) -> None:
+    normal = run_block(process, stream_server)
     normal.assert_clean("as written")
     if not normal.lanes:
         return
@@ -296,28 +391,28 @@ def test_block_runs(
         assert normal.verdict == "completed", normal.stdout
         assert assembled(f"{lane}_basic")["text"] in normal.stdout
 
-    cut = run_block(path, stream_server, cut="5:10")
+    cut = run_block(process, stream_server, cut="5:10")
     cut.assert_clean("with the connection cut mid-stream")
     if prints_verdict:
         assert cut.verdict == ("completed" if cut.resumed else "truncated"), cut.stdout
 
-    refused = run_block(path, stream_server, status="429")
+    refused = run_block(process, stream_server, status="429")
     refused.assert_clean("with an HTTP 429 before the stream")
     if prints_verdict:
         assert refused.verdict == "failed", refused.stdout
 
     # Issue 20: no key set (an empty "Bearer " is a header h11 refuses to send), and a
     # connection that never opens (the lane was never started: its verdict was None).
-    keyless = run_block(path, stream_server, keys=False)
+    keyless = run_block(process, stream_server, keys=False)
     keyless.assert_clean("without an API key")
     assert keyless.verdict == normal.verdict, keyless.stdout
-    unreachable = run_block(path, stream_server, url=UNREACHABLE)
+    unreachable = run_block(process, stream_server, url=UNREACHABLE)
     unreachable.assert_clean("with a server that refuses the connection")
     if prints_verdict:
         assert unreachable.verdict == "truncated", unreachable.stdout
 
     if (ROOT / "sse_engine" / "captures" / f"{lane}_refusal.sse").exists():
-        refusal = run_block(path, stream_server, capture=f"{lane}_refusal")
+        refusal = run_block(process, stream_server, capture=f"{lane}_refusal")
         refusal.assert_clean("with a refusal")
         text = assembled(f"{lane}_refusal")["refusal"]
         assert text

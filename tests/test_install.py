@@ -19,9 +19,11 @@ import sys
 import zipfile
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
+from once import OncePerRun, early
 
 import sse_engine
 
@@ -67,7 +69,8 @@ outcome: int = ChatCompletionsLane().outcome
 """
 
 
-def test_mypy_strict_follows_the_installed_package(tmp_path: Path) -> None:
+def _mypy_on_user_scripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """mypy --strict on a user's two scripts outside the repository, then the correct one run."""
     installed = _installed_from()
     if installed != ROOT:
         _missing(f"sse_engine is not installed from this checkout ({installed or 'not installed'})")
@@ -78,27 +81,44 @@ def test_mypy_strict_follows_the_installed_package(tmp_path: Path) -> None:
         "follow: an install from before pyproject.toml switched to hatchling; "
         "re-run python -m pip install -e '.[dev]'"
     )
+    tmp_path = tmp_path_factory.mktemp("install")
     (tmp_path / "user_script.py").write_text(USER_SCRIPT)
     (tmp_path / "user_mistake.py").write_text(USER_MISTAKE)
     # One mypy run over both scripts (cwd outside the repository: only the install
     # can provide sse_engine): every error it reports is the mistake's. Its cache is
     # kept between runs (git ignores .mypy_cache), so the package is checked again only
     # when it changed; mypy still finds it through the install, or not at all.
-    cache = ROOT / ".mypy_cache" / "install" / os.environ.get("PYTEST_XDIST_WORKER", "main")
+    cache = ROOT / ".mypy_cache" / "install"  # one run per run: one cache for every worker
     checked = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "--no-error-summary",
          "--cache-dir", str(cache), "user_script.py", "user_mistake.py"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )
-    assert checked.returncode == 1, checked.stdout + checked.stderr
-    errors = [line for line in checked.stdout.splitlines() if ": error:" in line]
-    assert [line.split(":")[0] for line in errors] == ["user_mistake.py"], checked.stdout
-    assert 'has type "Outcome | None", variable has type "int"' in errors[0]
     ran = subprocess.run(
         [sys.executable, "user_script.py"],
         cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True,
     )
-    assert ran.stdout == "Outcome.TRUNCATED 1\n"
+    return {"returncode": checked.returncode, "output": checked.stdout + checked.stderr,
+            "stdout": checked.stdout, "ran": ran.stdout}
+
+
+# Started when the run starts, in the background (tests/once.py): mypy takes seconds.
+early(__file__, "install-mypy", _mypy_on_user_scripts, fixture="user_scripts_checked")
+
+
+@pytest.fixture
+def user_scripts_checked(once_per_run: OncePerRun) -> dict[str, Any]:
+    checked: dict[str, Any] = once_per_run.get("install-mypy")
+    return checked
+
+
+def test_mypy_strict_follows_the_installed_package(user_scripts_checked: dict[str, Any]) -> None:
+    checked = user_scripts_checked
+    assert checked["returncode"] == 1, checked["output"]
+    errors = [line for line in checked["stdout"].splitlines() if ": error:" in line]
+    assert [line.split(":")[0] for line in errors] == ["user_mistake.py"], checked["stdout"]
+    assert 'has type "Outcome | None", variable has type "int"' in errors[0]
+    assert checked["ran"] == "Outcome.TRUNCATED 1\n"
 
 
 def test_the_wheel_holds_the_package_its_type_marker_and_the_captures(tmp_path: Path) -> None:

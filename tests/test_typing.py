@@ -21,12 +21,12 @@ import subprocess
 import sys
 import textwrap
 import typing
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
+from once import OncePerRun, early
 
 import sse_engine
 from sse_engine import LaneEvent, StreamEnd, StreamRestarted, chat, gemini, messages, responses
@@ -202,22 +202,24 @@ def expected_errors(code: str) -> set[tuple[int, str]]:
 
 #: mypy's cache for these runs, kept between them (git ignores .mypy_cache): the
 #: scripts are new files each run and are always checked, but sse_engine and the
-#: standard library are read from the cache when unchanged. One per pytest-xdist
-#: worker (gw0, gw1, ...; "main" without xdist).
-CACHE = ROOT / ".mypy_cache" / "typing" / os.environ.get("PYTEST_XDIST_WORKER", "main")
+#: standard library are read from the cache when unchanged. One for all pytest-xdist
+#: workers: the run is made once for the whole run (tests/once.py).
+CACHE = ROOT / ".mypy_cache" / "typing" / "shared"
 
 
 # Session scope, not module: with pytest-xdist a worker may run tests of other
 # modules between this module's, and a module fixture would run mypy again.
 @pytest.fixture(scope="session")
-def mypy_errors(
-    tmp_path_factory: pytest.TempPathFactory, once_per_run: Callable[..., Any]
-) -> dict[str, set[tuple[int, str]]]:
+def mypy_errors(once_per_run: OncePerRun) -> dict[str, set[tuple[int, str]]]:
     """One mypy run over every script, for all workers: each error's (line, code), by file stem."""
-    found = once_per_run("typing-mypy", lambda: {
-        unit: sorted(errors) for unit, errors in _mypy_errors(tmp_path_factory).items()
-    })
+    found = once_per_run.get("typing-mypy")
     return {unit: {(line, code) for line, code in errors} for unit, errors in found.items()}
+
+
+def _mypy_errors_json(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, list[tuple[int, str]]]:
+    return {unit: sorted(errors) for unit, errors in _mypy_errors(tmp_path_factory).items()}
 
 
 def _mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[int, str]]]:
@@ -241,6 +243,9 @@ def _mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tupl
         unit = path.stem if path.parent == folder.resolve() else str(path)
         errors.setdefault(unit, set()).add((int(match["line"]), match["code"]))
     return errors
+
+
+early(__file__, "typing-mypy", _mypy_errors_json, fixture="mypy_errors")
 
 
 def test_correct_code_passes_and_is_typed_per_lane(

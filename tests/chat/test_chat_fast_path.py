@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from lane_runs import same_event
 from test_chat import CAPTURES, capture
 from test_chat_properties import _frames, feed_all, observed
@@ -31,7 +32,10 @@ from sse_engine.chat import (
 from sse_engine.chat._calls import ChatCalls
 from sse_engine.chat._events import new_arguments_delta, new_chunk, new_content_delta
 
-SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(50, thorough=250), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 STREAMS = sorted(p.name for p in CAPTURES.glob("chat_*.sse"))
 
 
@@ -119,7 +123,7 @@ _NEAR = [
 
 @pytest.mark.parametrize("strict", [False, True])
 @given(st.lists(st.sampled_from(_NEAR), max_size=6), st.booleans())
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(40, thorough=150), deadline=None)
 def test_near_misses_of_the_common_shape(
     strict: bool, later: list[dict[str, Any]], done: bool
 ) -> None:

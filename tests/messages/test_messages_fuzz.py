@@ -166,7 +166,7 @@ def typed_payload(draw: st.DrawFn) -> dict[str, Any]:
     return payload
 
 
-@settings(FUZZ, max_examples=examples(60, thorough=150))
+@settings(FUZZ, max_examples=examples(30, thorough=150))
 @given(st.lists(typed_payload(), max_size=10), st.booleans(), st.booleans())
 def test_random_typed_payloads_only_raise_engine_errors(
     payloads: list[dict[str, Any]], strict: bool, with_start: bool

@@ -18,12 +18,16 @@ from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from lane_runs import feed_reads
 
 from sse_engine import StreamEnd
 from sse_engine.messages import MessagesLane, TextBlockDelta
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60, thorough=300), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 BLOCKS = [
     {"type": "thinking", "thinking": "", "signature": ""},

@@ -21,11 +21,15 @@ import random
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_parser_properties import CUTS, reference, run, run_limited, split
 
 from sse_engine import Comment, ServerSentEvent, SSEParser
 
-MANY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MANY = settings(
+    max_examples=examples(50, thorough=150), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 _COMMENTS = st.sampled_from(
     [b": keepalive", b":", b": ", b"::", b":data: x", b":\xff", b": \xe2\x82"]
 )

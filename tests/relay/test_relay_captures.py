@@ -17,6 +17,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from relay_oracles import NO_REFUSAL, OBJECT_ARGS, SEEN, WHOLE_CALLS, Seen, finish_word
 
 from sse_engine import FORMATS, Lane, Outcome, ResponsesLane
@@ -181,7 +182,7 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(20, thorough=60), deadline=None)
 @given(
     name=st.sampled_from(CAPTURES),
     cuts=st.lists(st.integers(0, 20000), max_size=12),

@@ -251,7 +251,10 @@ def test_every_target_sdk_reads_what_the_parts_said(
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(15, thorough=40), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(script=scripts())
 def test_our_own_lane_reads_the_relayed_bytes_strictly_with_the_same_outcome(
     target: str, script: Script

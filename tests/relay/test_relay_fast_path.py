@@ -97,7 +97,10 @@ def check_all(lane: type[Lane[Any]], data: bytes, reads: list[int], lean: bool) 
         assert fast == general, target
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(20, thorough=60), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(spec=turn_specs(), source=st.sampled_from(sorted(ALL_LANES)), read=st.integers(1, 400),
        lean=st.booleans())
 def test_generated_turns_relay_the_same_bytes_by_either_path(
@@ -106,7 +109,10 @@ def test_generated_turns_relay_the_same_bytes_by_either_path(
     check(ALL_LANES[source], render(source, spec), read, lean)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(15, thorough=40), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(name=st.sampled_from(sorted(CAPTURES)), read=st.integers(1, 300), lean=st.booleans())
 def test_captures_relay_the_same_bytes_by_either_path(name: str, read: int, lean: bool) -> None:
     lane = LANES.get(name.split("_", 1)[0], ResponsesLane)  # sample.sse is a Responses stream

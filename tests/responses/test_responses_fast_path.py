@@ -20,6 +20,7 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from lane_runs import feed_reads
 from test_responses_support import response_obj
 
@@ -33,7 +34,10 @@ from sse_engine.responses import (
     ResponseSummaryTextDeltaEvent,
 )
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60, thorough=300), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 # The items the deltas are about: (output_index, item, the delta types it takes, their extra).
 MESSAGE = {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant",
