@@ -79,13 +79,8 @@ class Lane(Generic[E]):
     resumable: ClassVar[bool] = False
     # State that starts the same in every lane lives on the class until an instance sets
     # its own: fewer stores to make a lane, and an idle one stays small (a gateway holds many).
-    #: The stream's verdict once known, and the error that came with it.
-    outcome: Outcome | None = None
-    error: StreamError | None = None
     _state = _NEW
     _headers: Mapping[str, str] = HeaderMap()  # its own HeaderMap once start() gave headers
-    _body: ErrorBody | None = None  # a JSON error body sent instead of a stream
-    _failure: ProtocolError | None = None
     _comments = False  # feed_with_comments() was called: the parser keeps comments
     #: The stream is open, nothing discarded: a read goes straight to the parser (set by
     #: ``_open_for``, cleared by every change of that).
@@ -105,6 +100,11 @@ class Lane(Generic[E]):
         self.json_loads = json_loads  # and self._loads, what the lane decodes with
         self.strict = strict
         self.max_event_size = max_event_size
+        #: The stream's verdict once known, and the error that came with it.
+        self.outcome: Outcome | None = None
+        self.error: StreamError | None = None
+        self._body: ErrorBody | None = None  # a JSON error body sent instead of a stream
+        self._failure: ProtocolError | None = None
         self._parser = self._new_parser()
         #: The lane's warnings and where each was noticed; its helpers report there too.
         self._reports = Reports(strict, self._parser)
