@@ -38,6 +38,8 @@ STACKS = ["aiohttp", "command"]
 TITLE = "### The gateway command beside the soak's gateways"
 #: The subsection goes before this heading of the gateway section (or at its end).
 _BEFORE = "### The Relay's own memory"
+#: Issue 23's bound on the command's CPU per relayed event, over the pass-through's.
+CPU_TARGET = 1.5
 
 
 def subsection(by: dict[Key, list[Result]], loads: tuple[Load, ...], minutes: float) -> str:
@@ -81,6 +83,14 @@ def subsection(by: dict[Key, list[Result]], loads: tuple[Load, ...], minutes: fl
                           f" {_cpu(command) / _cpu(relay):.2f}{TIMES} the soak's relay")
     if ratios:
         lines += ["The command's CPU per event: " + "; ".join(ratios) + ".", ""]
+    over = [(n, _cpu(c) / _cpu(p)) for n, c, p in
+            ((load.clients, by.get(("command", "relay", load.clients)),
+              by.get(("aiohttp", "proxy", load.clients))) for load in loads) if c and p]
+    if over:
+        met = all(ratio <= CPU_TARGET for _, ratio in over)
+        lines += [f"- the command's CPU per event at most {CPU_TARGET}{TIMES} the proxy's"
+                  " (issue 23), every N: " + ("met" if met else "**missed**") + " — "
+                  + ", ".join(f"N = {n:,}: {ratio:.2f}{TIMES}" for n, ratio in over), ""]
     return "\n".join(lines)
 
 
