@@ -64,7 +64,6 @@ def count_tokens(usage: Mapping[str, Any], key: str, detail: str | None = None) 
     return value if type(value) is int else None
 
 
-
 #: ``Usage(...)`` with every field given, in the order of its fields, for a format's usage
 #: reader on the hot path (a Gemini stream reports usage in every chunk): the same frozen
 #: object, made slot by slot instead of through attrs' per-field ``object.__setattr__``.

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any, ClassVar, Final, Protocol
 
 import attrs
@@ -46,6 +45,7 @@ from sse_engine.parts import (
     UsageUpdate,
 )
 from sse_engine.relay._blocks import Block, Blocks
+from sse_engine.relay._template import fill
 
 __all__ = [
     "KEEPALIVE",
@@ -289,12 +289,7 @@ class Emitter:
         else:
             sent.append(text)
         if block.fills:
-            # fill(block.template, text), inline: this is most of a relayed stream.
-            try:
-                value = encode_basestring(text).encode()
-            except UnicodeEncodeError:  # a lone surrogate: JSON's ASCII escapes carry it
-                value = encode_basestring_ascii(text).encode()
-            out.append(block.template % value)
+            out.append(fill(block.template, text))
         else:
             self.block_delta(block, text, out)
         return True

@@ -125,8 +125,8 @@ class Relay:
             # (code protocol_error) and its events end with its StreamEnd; the
             # target gets its in-stream error as for any upstream failure.
             events = exc.events
-        if Comment in map(type, events):
-            return self._relay(events)
+        if Comment in map(type, events):  # _relay's choice, without its call per read
+            return self._with_keepalives(events)
         return self._written(events)
 
     def close(self) -> bytes:
@@ -230,6 +230,10 @@ class Relay:
         comment as a keepalive line where it came."""
         if Comment not in map(type, events):
             return self._written(events)
+        return self._with_keepalives(events)
+
+    def _with_keepalives(self, events: list[Any]) -> bytes:
+        """:meth:`_relay` of events among which a comment is."""
         out: list[bytes] = []
         start = 0
         for at, event in enumerate(events):
