@@ -22,8 +22,11 @@ does before sending), beside ours again in that interpreter, call by call
 interleaved (the ratio is taken in one process, on one heap). Both sides'
 outputs are checked to hold the same number of tool calls and results.
 
-Timing as the other benchmarks (:mod:`benchmarks.timing`): one complete call,
-garbage collector off, best of N rounds, contenders interleaved.
+Timing as the other benchmarks (:mod:`benchmarks.timing`): samples of k
+complete calls (k the same for every contender of a body: large for the small
+bodies, 1 for the largest), CPU time, garbage collector off, best of N rounds,
+contenders interleaved. (The LiteLLM comparison times single calls: each of
+its calls needs a fresh copy of the body, made outside the timed region.)
 
     python -m benchmarks.bench_conversation [--quick] [--no-write]
 """
@@ -45,7 +48,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import lanes, report
-from benchmarks.timing import Contender, best_of
+from benchmarks.timing import RULE, Contender, best_of
 from sse_engine import (
     FORMATS,
     Conversation,
@@ -139,6 +142,7 @@ def run(quick: bool) -> tuple[str, bool]:
     log = print
     load = report.load1()
     per_message: dict[tuple[str, str], dict[int, float]] = {}
+    calls: dict[int, list[int]] = {}
     chat_bodies: dict[int, dict[str, Any]] = {}
     for n in sizes:
         conversation = build(n)
@@ -146,16 +150,17 @@ def run(quick: bool) -> tuple[str, bool]:
             body = conversation.to_body(source, model="the-model").body
             if source == "chat":
                 chat_bodies[n] = body
-            repeat = min(50, max(3, 2000 // n))  # small bodies: more rounds
             contenders: list[Contender[dict[str, Any]]] = [
                 (target, translate(source, target)) for target in FORMAT_NAMES]
             contenders.append((BASELINE, copy.deepcopy))
-            best = best_of(contenders, body, rounds * repeat)
+            timed = best_of(contenders, body, rounds)
+            best = timed.seconds
+            calls.setdefault(n, []).append(timed.calls)
             for target, seconds in best.items():
                 per_message.setdefault((source, target), {})[n] = seconds / n * 1e6
             log(f"  {n:>5} messages from {source:<9} "
                 + "  ".join(f"{t} {best[t] / n * 1e6:6.1f}" for t in [*FORMAT_NAMES, BASELINE])
-                + " µs/msg")
+                + f" µs/msg (k = {timed.calls})")
     rows = []
     slopes = []
     small, large = sizes[1], sizes[-1]
@@ -205,8 +210,11 @@ def run(quick: bool) -> tuple[str, bool]:
         f" {sizes[-1]:,} messages is about"
         f" {len(json.dumps(chat_bodies[sizes[-1]])) // 1000:,} kB as Chat Completions JSON)."
         " The same format as source and target is a round trip. Figures are microseconds per"
-        f" message (best of {rounds * 50:,} rounds for the smallest bodies to {rounds * 3}"
-        " for the largest, each target once a round, garbage collector off). Next: the cost"
+        f" message, best of {rounds} rounds, each target and the copy sampled once a round. "
+        + RULE + " k by body size, one per source format ("
+        + ", ".join(FORMAT_NAMES) + "): "
+        + "; ".join(f"{n:,} messages {', '.join(map(str, ks))}" for n, ks in calls.items())
+        + ". Next: the cost"
         f" per message at the largest size over that at {sizes[1]:,} messages. Even a linear"
         " pass costs more per message on a big body on this machine (its memory caches), so"
         " each source's body is also copied with `copy.deepcopy` (a linear walk building as"
@@ -225,7 +233,10 @@ def run(quick: bool) -> tuple[str, bool]:
             " provider's message transformation: `AnthropicConfig.transform_request`,"
             " Gemini's `_transform_request_body`), and ours again beside it: both in"
             " LiteLLM's interpreter (`benchmarks/litellm_requests.py`), on the same heap,"
-            " call by call interleaved, as many calls as above (a process's memory state"
+            " call by call interleaved, single calls timed with the wall clock, best of"
+            f" {rounds * 50:,} calls for the smallest bodies to {rounds * 3} for the largest"
+            " (not k-call samples: each LiteLLM call needs its own copy of the body; a"
+            " process's memory state"
             " changes what a large body costs per message, so the ratio is taken in one"
             " process). Each LiteLLM call gets a fresh copy of the body, made outside the"
             " timed region, since LiteLLM changes the messages it is given; one untimed call"

@@ -17,9 +17,11 @@ Every peer's ``(event, data, id)`` tuples are checked against
 it is timed. A peer that decodes a row differently is still timed (its speed
 is the speed of the work it did) and marked; one that raises is not.
 
-Timing (:mod:`benchmarks.timing`): one complete decode (all reads, then end of
-input) per call, garbage collector off during it; every peer runs the same
-number of rounds, interleaved round by round; the best time of each.
+Timing (:mod:`benchmarks.timing`): a sample is k complete decodes (all reads,
+then end of input) back to back, k the same for every peer of a row (1 where
+a decode takes 20 ms, more on the 10 KB rows), CPU time, garbage collector
+off during it; every peer runs the same number of rounds, interleaved round
+by round; the best time per decode of each.
 
     python -m benchmarks.bench_parser [--quick] [--no-write] [--profile]
 """
@@ -40,7 +42,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from benchmarks import corpora, lanes, parser_bound, report
 from benchmarks.peers import MISSING, PEERS, Peer
-from benchmarks.timing import gc_frozen, time_once
+from benchmarks.timing import RULE, best_of
 
 __all__ = ["Row", "build_rows", "main", "run"]
 
@@ -66,8 +68,10 @@ class Row:
     rounds: int
     size: str = ""  # "10 KB", "1 MB": the size the stream or capture row was built for
     payload: int = 0  # for single-event rows: the payload size
-    # filled in by run(): peer name -> best seconds, or None when it raised
+    # filled in by run(): peer name -> best seconds per decode, or None when it raised
     best: dict[str, float | None] = field(default_factory=dict)
+    #: filled in by run(): decodes per timed sample (k), the same for every peer
+    calls: int = 0
     #: peer name -> how its events differ from the expected ones (it was timed anyway)
     notes: dict[str, str] = field(default_factory=dict)
 
@@ -177,26 +181,24 @@ def _check(peer: Peer, row: Row) -> tuple[bool, str | None]:
 
 def run(rows: list[Row], peers: list[Peer], log: Callable[[str], None] = print) -> None:
     """Check then time every peer on every row: the same rounds for each, interleaved."""
-    with gc_frozen():
-        for row in rows:
-            live = []
-            for peer in peers:
-                ok, why = _check(peer, row)
-                if why is not None:
-                    row.notes[peer.name] = why
-                if ok:
-                    live.append(peer)
-                else:
-                    row.best[peer.name] = None
-            best = {peer.name: float("inf") for peer in live}
-            for _ in range(row.rounds):
-                for peer in live:
-                    best[peer.name] = min(best[peer.name], time_once(peer.events, row.chunks))
-            row.best.update(best)
-            ratio = row.ratio()
-            log(f"  {row.label:<40} {row.size:<6} {row.shape:<15} {row.reads:<16} "
-                + ", ".join(f"{p.name} {_fmt_speed(row, p.name, bold=False)}" for p in peers)
-                + f" MB/s; {_fmt_ratio(ratio)}")
+    for row in rows:
+        live = []
+        for peer in peers:
+            ok, why = _check(peer, row)
+            if why is not None:
+                row.notes[peer.name] = why
+            if ok:
+                live.append(peer)
+            else:
+                row.best[peer.name] = None
+        if live:
+            timed = best_of([(peer.name, peer.events) for peer in live], row.chunks, row.rounds)
+            row.best.update(timed.seconds)
+            row.calls = timed.calls
+        ratio = row.ratio()
+        log(f"  {row.label:<40} {row.size:<6} {row.shape:<15} {row.reads:<16} "
+            + ", ".join(f"{p.name} {_fmt_speed(row, p.name, bold=False)}" for p in peers)
+            + f" MB/s; {_fmt_ratio(ratio)} (k = {row.calls})")
 
 
 def _fmt_speed(row: Row, name: str, bold: bool = True) -> str:
@@ -221,7 +223,7 @@ def _fmt_ratio(r: float | None) -> str:
 
 
 def table(rows: list[Row], peers: list[Peer]) -> str:
-    header = ["Workload", "Size", "Shape", "Reads", "Bytes", *[p.name for p in peers],
+    header = ["Workload", "Size", "Shape", "Reads", "Bytes", "k", *[p.name for p in peers],
               "Fastest peer", f"{OURS} ÷ fastest"]
     body = []
     for row in rows:
@@ -232,10 +234,11 @@ def table(rows: list[Row], peers: list[Peer]) -> str:
             mark = f"**{mark}**"
         body.append([
             row.label, row.size or "—", row.shape, row.reads, f"{len(row.data):,}",
+            str(row.calls),
             *[_fmt_speed(row, p.name) for p in peers],
             fastest[0] if fastest else "—", mark,
         ])
-    return report.markdown_table(header, body, "llllr" + "r" * len(peers) + "lr")
+    return report.markdown_table(header, body, "llllrr" + "r" * len(peers) + "lr")
 
 
 def missed(rows: list[Row]) -> list[Row]:
@@ -342,9 +345,9 @@ def section(rows: list[Row], peers: list[Peer], settings: Settings, bound: str =
         "Method: each peer's `(event, data, id)` tuples are first checked against the events"
         " a literal line-by-line reading of the spec's steps gives (`corpora.expected_events`);"
         " a peer that decodes a row differently is timed all the same and its figure marked †"
-        " (see *Mismatches*), one that raises reads `error`. Then one complete decode (all"
-        " reads, end of input) is timed with `time.perf_counter`, garbage collector off during"
-        f" the call, best of {rounds} rounds for the stream and capture rows"
+        " (see *Mismatches*), one that raises reads `error`. Then each peer is timed, a call"
+        f" being one complete decode (all reads, end of input). {RULE} Best of {rounds}"
+        " rounds for the stream and capture rows"
         f" ({settings.byte_rounds} for one-byte rows, {settings.single_rounds} for single"
         " events), every peer the same number, interleaved round by round. MB/s is 10⁶ bytes"
         " of input per second; **bold** marks the fastest peer; the last column is"

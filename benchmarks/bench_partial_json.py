@@ -15,11 +15,11 @@ Contenders, each reading the partial value after every fragment:
   bytes to a buffer, then ``jiter.from_json(buffer, partial_mode=True)``.
 
 Both must end with ``json.loads(text)``. Timing as the other benchmarks
-(:mod:`benchmarks.timing`): one complete run per call, garbage collector off,
-best of N rounds, both contenders once per round, interleaved, the same N for
-both (N by size); the rounds go round-robin over all the inputs, and a smaller
-input runs as many times per timed call as makes it last as long as the largest
-(the time is divided by the runs). The re-parse costs time quadratic in the
+(:mod:`benchmarks.timing`): a sample is k complete runs back to back, k chosen
+once per input and the same for both contenders (1 where a run takes 20 ms,
+more on the small inputs), CPU time, garbage collector off, best of N rounds,
+both contenders sampled once per round, interleaved, the same N for both (N by
+size); the rounds go round-robin over all the inputs. The re-parse costs time quadratic in the
 input: when one re-parse run of a workload would take longer than the settings'
 ``exact_budget``, it is *estimated*: one parse in k is timed and counted k
 times (the buffers are still built for every fragment), and the table says so.
@@ -49,7 +49,7 @@ import jiter
 
 from benchmarks import report
 from benchmarks.linearity import judge_linear
-from benchmarks.timing import gc_frozen, time_once
+from benchmarks.timing import RULE, calls_per_sample, gc_frozen, time_once, time_sample
 from sse_engine.partial_json import PartialJSON
 
 __all__ = ["FULL", "QUICK", "Workload", "build", "main", "run"]
@@ -83,7 +83,7 @@ class Workload:
     expected: object
     ours: float = float("inf")  # best seconds
     times: list[float] = field(default_factory=list)  # PartialJSON's seconds, every round
-    repeat: int = 1  # PartialJSON runs per timed call (a small input runs as long as the largest)
+    repeat: int = 1  # runs per timed sample (k), for both contenders
     sdk: float = float("inf")
     sdk_note: str = ""  # "" if measured exactly, else how it was estimated
     estimate: float = 0.0  # the sampled estimate of the re-parse (checked where exact)
@@ -158,11 +158,6 @@ def ours(fragments: list[str]) -> object:
     return value
 
 
-def _repeated(w: Workload) -> None:
-    for _ in range(w.repeat):
-        ours(w.fragments)
-
-
 def sdk_reparse(fragments: list[str]) -> object:
     buf = b""
     value = None
@@ -186,7 +181,7 @@ def sdk_reparse_sampled(fragments: list[str], stride: int) -> float:
         weights[(start + end - 1) // 2] = end - start
     buf = b""
     total = 0.0
-    clock = time.perf_counter
+    clock = time.process_time  # as benchmarks.timing: CPU time
     for k, fragment in enumerate(fragments):
         t0 = clock()
         buf += bytes(fragment, "utf-8")
@@ -208,15 +203,12 @@ def run(workloads: list[Workload], settings: Settings,
 
     PartialJSON's rounds go round-robin over every workload (it is fast), so that
     a busy spell on a shared machine hits every size alike: the linearity target
-    compares sizes with one another. A timed call runs a smaller input as many
-    times as it takes to last as long as the largest of its kind: on a shared
-    machine a 2 ms call escapes the scheduler's 4 ms preemptions in some rounds
-    while a 20 ms one never does, which made the small inputs look cheap and
-    the growth superlinear (the time is divided by the runs).
+    compares sizes with one another. Every sample lasts at least
+    ``timing.MIN_SAMPLE`` (k runs of a small input, the same k for both
+    contenders): a 2 ms run timed alone escapes the scheduler's 4 ms preemptions
+    and the caches' refills in some rounds while a 20 ms one never does, which
+    made the small inputs look cheap and the growth superlinear.
     """
-    for w in workloads:
-        largest = max(v.size for v in workloads if v.kind == w.kind)
-        w.repeat = max(1, round(largest / w.size))
     with gc_frozen():
         for w in workloads:
             assert ours(w.fragments) == w.expected, f"{w.kind} {w.size}: PartialJSON differs"
@@ -230,15 +222,21 @@ def run(workloads: list[Workload], settings: Settings,
                 assert jiter.from_json(w.text.encode()) == w.expected
                 w.sdk_note = f"1 parse in {stride} timed, counted {stride} times"
             w.strides = stride if not exact else 0
+            # The faster contender's run sets k for both (the re-parse is the faster on a
+            # small input: jiter re-reads a short buffer quicker than Python parses it).
+            fastest = time_once(ours, w.fragments)
+            if exact:
+                fastest = min(fastest, time_once(sdk_reparse, w.fragments))
+            w.repeat = calls_per_sample(fastest)
         for turn in range(max(w.rounds for w in workloads)):
             for w in workloads:
                 if turn >= w.rounds:
                     continue
-                seconds = time_once(_repeated, w) / w.repeat
+                seconds = time_sample(ours, w.fragments, w.repeat)
                 w.times.append(seconds)
                 w.ours = min(w.ours, seconds)
-                w.sdk = min(w.sdk, time_once(sdk_reparse, w.fragments) if not w.strides
-                            else sdk_reparse_sampled(w.fragments, w.strides))
+                w.sdk = min(w.sdk, time_sample(sdk_reparse, w.fragments, w.repeat)
+                            if not w.strides else sdk_reparse_sampled(w.fragments, w.strides))
     for w in workloads:
         log(f"  {w.kind:<4} {w.size:>9,} B  {len(w.fragments):>6} fragments: "
             f"sse_engine {_ms(w.ours)}, SDK re-parse {_ms(w.sdk)}"
@@ -258,15 +256,16 @@ def _mbps(w: Workload, t: float) -> str:
 
 
 def table(workloads: list[Workload]) -> str:
-    header = ["Input", "Bytes", "Fragments", "Rounds", "sse_engine", "MB/s", "SDK re-parse",
+    header = ["Input", "Bytes", "Fragments", "Rounds", "k", "sse_engine", "MB/s", "SDK re-parse",
               "MB/s", "sse_engine ÷ SDK"]
     rows = [[
-        w.kind, f"{w.size:,}", f"{len(w.fragments):,}", str(w.rounds), _ms(w.ours),
+        w.kind, f"{w.size:,}", f"{len(w.fragments):,}", str(w.rounds),
+        str(w.repeat), _ms(w.ours),
         _mbps(w, w.ours),
         _ms(w.sdk) + (" (est.)" if w.sdk_note else ""), _mbps(w, w.sdk),
         f"**{_ratio(w.sdk / w.ours)}**",
     ] for w in workloads]
-    return report.markdown_table(header, rows, "lrrrrrrrr")
+    return report.markdown_table(header, rows, "lrrrrrrrrr")
 
 
 def targets(workloads: list[Workload]) -> list[tuple[str, bool | None, str]]:
@@ -312,15 +311,13 @@ def section(workloads: list[Workload], settings: Settings, load: float | None = 
         " do per fragment: append its UTF-8 bytes to a buffer and call"
         " `jiter.from_json(buffer, partial_mode=True)`, which re-reads everything so far.",
         "",
-        "Method: both must end with `json.loads(text)`; one complete run is timed with"
-        " `time.perf_counter`, garbage collector off, best of the Rounds column's rounds,"
-        " both contenders once per round, interleaved, the rounds taken round-robin over all"
-        " the inputs (a busy spell hits every size alike), a smaller input run as many times"
-        " per timed call as makes the call last as long as the largest one's (divided by the"
-        " runs). Where one"
+        "Method: both must end with `json.loads(text)`; best of the Rounds column's rounds,"
+        " both contenders sampled once per round, interleaved, the rounds taken round-robin"
+        " over all the inputs (a busy spell hits every size alike). " + RULE + " Where one"
         f" re-parse run would exceed {settings.exact_budget:g} s, its time is *estimated*"
         " (marked est.): the buffer is built for every fragment, but only the middle parse"
-        " of each block of k fragments is run, timed and counted k times."
+        " of each block of k fragments is run, timed and counted k times (one such run per"
+        " round, whatever the k column says)."
         " MB/s is 10⁶ bytes of JSON text per second.",
         "",
     ]

@@ -25,7 +25,9 @@ Three measurements, one section of ``docs/benchmarks.md``:
   ``ToolCallDelta.input`` after every event; per event, and over the lane.
   Target: the parts (input not read) at most 15% on top of the lane.
 
-Every contender, the SDK too, runs the same number of rounds, interleaved.
+Every contender, the SDK too, runs the same number of rounds, interleaved, and
+every sample of a row has the same k calls (:mod:`benchmarks.timing`: k > 1 where
+a call is short, so the 10 KB rows are not one sub-millisecond call each).
 
     python -m benchmarks.bench_parts [--quick] [--no-write]
 """
@@ -54,7 +56,7 @@ from benchmarks import (
     lanes,
     report,
 )
-from benchmarks.timing import Contender, best_of
+from benchmarks.timing import RULE, Contender, best_of
 from sse_engine import ChatCompletionsLane, Lane, MessagesLane, ResponsesLane
 from sse_engine.gemini import GeminiLane
 from sse_engine.parts import Finish, PartStream, ToolCallDelta
@@ -148,7 +150,8 @@ def _overhead(
                         ("lane", functools.partial(_lane_run, bench.lane, loads)),
                         ("parts", functools.partial(_parts_run, bench.lane, loads)),
                     ]
-                    best = best_of(contenders, reads, rounds)
+                    timed = best_of(contenders, reads, rounds)
+                    best = timed.seconds
                     overhead = best["parts"] / best["lane"] - 1
                     overheads.append((
                         overhead, f"`PartStream({bench.lane.__name__}(json_loads={name}))` over"
@@ -157,7 +160,8 @@ def _overhead(
                     n_events = data.count(b"\n\n") + data.count(b"\r\n\r\n")
                     lane_mb, parts_mb = (len(data) / best[side] / 1e6 for side in ("lane", "parts"))
                     rows.append([bench.lane.__name__, corpus, label, name, f"{n_events:,}",
-                                 str(rounds), f"{lane_mb:.1f}", f"{parts_mb:.1f}",
+                                 str(rounds), str(timed.calls), f"{lane_mb:.1f}",
+                                 f"{parts_mb:.1f}",
                                  f"{overhead:+.0%}"])
                     log(f"  {bench.lane.__name__:<20} {corpus:<6} {label:<6} {name:<6} lane"
                         f" {lane_mb:5.1f} MB/s, parts {parts_mb:5.1f} MB/s: {overhead:+.0%}")
@@ -293,14 +297,15 @@ def _end_to_end(settings: Settings, log: Callable[[str], None]) -> tuple[
                 problems.append("the SDK: wrong final input")
             else:
                 contenders.append((_SDK_SIDE, sdk))
-        best = best_of(contenders, reads, rounds)
+        timed = best_of(contenders, reads, rounds)
+        best = timed.seconds
         sdk_time = best.get(_SDK_SIDE)
         text = json.dumps(value, ensure_ascii=False)
         label = (f"{lanes.size_label(tool_size)}: {len(text.encode()):,} bytes of tool input in"
                  f" {len(reads):,} events, {size:,} bytes in all")
         for name, seconds in best.items():
             ratio = "—" if sdk_time is None else f"{sdk_time / seconds:,.1f}{TIMES}"
-            rows.append([label, name, str(rounds), _duration(seconds),
+            rows.append([label, name, str(rounds), str(timed.calls), _duration(seconds),
                          f"{size / seconds / 1e6:.2f}", ratio])
             log(f"  {lanes.size_label(tool_size):<6} {name:<70} {_duration(seconds):>9}"
                 f"  {size / seconds / 1e6:7.2f} MB/s")
@@ -358,12 +363,13 @@ def _per_fragment(settings: Settings, log: Callable[[str], None]) -> tuple[
             if any(fn(reads) != value for name, fn in sides[1:]):
                 problems.append(f"{target} {label}: the parts' final input is not the input")
                 continue
-            best = best_of(sides, reads, rounds)
+            timed = best_of(sides, reads, rounds)
+            best = timed.seconds
             lane_time = best["lane"]
             overhead = best["parts"] / lane_time - 1
             overheads.append((f"{target} {label}", overhead))
             rows.append([
-                target, label, f"{len(reads):,}", str(rounds),
+                target, label, f"{len(reads):,}", str(rounds), str(timed.calls),
                 *(f"{seconds / len(reads) * 1e6:.2f}" for seconds in best.values()),
                 f"{overhead:+.0%}", f"{best['parts, input read'] / lane_time - 1:+.0%}",
             ])
@@ -405,13 +411,13 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
         " `close()`. **parts**: `PartStream(Lane(json_loads=...))`, the same. Neither side"
         " builds the final object, so the overhead is measured against the bare lane's"
         " smallest time. Checked first: the parts end with one `Finish` carrying the lane's"
-        " verdict. Best of the Rounds column's interleaved rounds, each side once per round,"
-        " garbage collector off during a run.",
+        " verdict. Best of the Rounds column's interleaved rounds, each side sampled once"
+        " per round. " + RULE,
         "",
         report.markdown_table(
-            ["Lane", "Corpus", "Size", "JSON", "Events", "Rounds", "lane MB/s", "parts MB/s",
-             "overhead"],
-            overhead_rows, "llllrrrrr"),
+            ["Lane", "Corpus", "Size", "JSON", "Events", "Rounds", "k", "lane MB/s",
+             "parts MB/s", "overhead"],
+            overhead_rows, "llllrrrrrr"),
         "",
         "### Live tool input, end to end",
         "",
@@ -424,10 +430,11 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
         " reading the partial input costs, and what a program that never reads it saves (an"
         " eager parse would cost every program the larger figure). The last column is the"
         " SDK's time divided by the row's, within one size. Every side, the SDK too, runs"
-        " the Rounds column's rounds, interleaved.",
+        " the Rounds column's rounds, interleaved, each sample k calls (the k column, the"
+        " same for every side of a size; the rule as above); Time is per call.",
         "",
-        report.markdown_table(["Input", "Side", "Rounds", "Time", "MB/s", "vs the SDK"],
-                              e2e_rows, "llrrrr"),
+        report.markdown_table(["Input", "Side", "Rounds", "k", "Time", "MB/s", "vs the SDK"],
+                              e2e_rows, "llrrrrr"),
         "",
         "### Tool input in every format: the parts' cost per fragment",
         "",
@@ -438,13 +445,14 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
         " `close()`; **parts**: a `PartStream` over it, the input never read; **parts, input"
         " read**: `ToolCallDelta.input` read after every event. Time per event (µs), and"
         " each parts side's cost over the lane alone, within one size; every side runs the"
-        " Rounds column's rounds, interleaved. Checked first: both parts sides end with the"
+        " Rounds column's rounds, interleaved, each sample k calls (the k column, the same"
+        " for every side of a row; the rule as above). Checked first: both parts sides end with the"
         " call's whole input.",
         "",
         report.markdown_table(
-            ["Format", "Input", "Events", "Rounds", "lane µs/event", "parts µs/event",
+            ["Format", "Input", "Events", "Rounds", "k", "lane µs/event", "parts µs/event",
              "parts, input read µs/event", "parts over the lane", "reading over the lane"],
-            fragment_rows, "llrrrrrrr"),
+            fragment_rows, "llrrrrrrrr"),
         "",
         "### Targets",
         "",

@@ -14,9 +14,10 @@ through:
 
 Before timing, each relayed stream is read back by the target's own lane
 (through a ``PartStream``), which must end with the source's outcome and the
-same text. Timing as the other benchmarks (:mod:`benchmarks.timing`): one
-complete run per call, garbage collector off, best of N interleaved rounds,
-every contender once per round. Target: relaying costs at most 1.3x the
+same text. Timing as the other benchmarks (:mod:`benchmarks.timing`): samples
+of k complete runs (k the same for every contender of a row: 1 at 1 MB, more
+at 10 KB), CPU time, garbage collector off, best of N interleaved rounds,
+every contender sampled once per round. Target: relaying costs at most 1.3x the
 source lane alone, default and lean.
 
     python -m benchmarks.bench_relay [--quick] [--no-write]
@@ -34,7 +35,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import bench_gemini, corpora, lanes, report
-from benchmarks.timing import Contender, best_of
+from benchmarks.timing import RULE, Contender, best_of
 from sse_engine import ChatCompletionsLane, Lane, MessagesLane, ResponsesLane
 from sse_engine.gemini import GeminiLane
 from sse_engine.parts import PartStream
@@ -126,7 +127,8 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
                     continue
                 contenders.append((f"{name} to {target}", relayed(lane, target)))
                 contenders.append((f"{name} to {target}{LEAN}", relayed(lane, target, lean=True)))
-            best = best_of(contenders, reads, rounds)
+            timed = best_of(contenders, reads, rounds)
+            best = timed.seconds
             alone = best[alone_side]
             runners = dict(contenders)
             for side, seconds in best.items():
@@ -141,7 +143,7 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
                         if size == max(sizes) and (worst is None or value > worst[0]):
                             worst = (value, f"{what}, {label}", runners[what], reads)
                 rows.append([
-                    name, label, side.removeprefix(f"{name} "), str(rounds),
+                    name, label, side.removeprefix(f"{name} "), str(rounds), str(timed.calls),
                     f"{len(data) / seconds / 1e6:.1f}", f"{n_events / seconds:,.0f}",
                     f"{cost:.2f}{lanes.TIMES}", f"{lean_cost:.2f}{lanes.TIMES}",
                 ])
@@ -162,17 +164,17 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
         " `close()`), and a `Relay(lane, to=...)` to each target (`feed()` per read,"
         " `close()`, the bytes joined: the lane, the parts layer and the target's emitter)."
         " Checked before timing: the target's own lane reads the relayed bytes back with the"
-        " source's outcome and text. Timing: one complete run, garbage collector off during"
-        " it, best of the Rounds column's rounds, each contender once per round, interleaved."
-        " MB/s is 10⁶ bytes of *input* per second; the last columns are the time over the"
+        " source's outcome and text. Timing: best of the Rounds column's rounds, each"
+        " contender sampled once per round, interleaved. " + RULE
+        + " MB/s is 10⁶ bytes of *input* per second; the last columns are the time over the"
         " lane's alone, within one size, of the default relay and of `Relay(..., lean=True)`"
         " (a gateway's: the lane, the turn and the blocks keep no text), timed in the same"
         " rounds (MB/s and events/s are the default's).",
         "",
         report.markdown_table(
-            ["Source", "Size", "Run", "Rounds", "MB/s", "Events/s", "vs the lane alone",
+            ["Source", "Size", "Run", "Rounds", "k", "MB/s", "Events/s", "vs the lane alone",
              "lean, vs the lane alone"],
-            rows, "lllrrrrr",
+            rows, "lllrrrrrr",
         ),
         "",
         "### Target",

@@ -21,9 +21,11 @@ does the rest, the same way for every lane:
 - before timing, the ``orjson`` run must give the same final object as the
   ``json`` one, and the SDK's final object must agree with the lane's (the
   benchmark's ``same`` check); a corpus that fails is reported, not timed;
-- timing (:mod:`benchmarks.timing`, as the parser benchmark): one complete run
-  per call, garbage collector off during it, best of N rounds, every
-  contender (the SDK too) run once per round, interleaved;
+- timing (:mod:`benchmarks.timing`, as the parser benchmark): a sample is k
+  complete runs back to back (k chosen once per row, the same for every
+  contender: 1 at 1 MB, tens at 10 KB), garbage collector off during it,
+  best of N rounds, every contender (the SDK too) sampled once per round,
+  interleaved; the time per run is the sample's over k;
 - the *floor* (:func:`parse_json_floor`): ``SSEParser`` over the same reads
   and one ``loads`` of every JSON payload, nothing else: what any lane built
   on the parser must do; timed in the same rounds, with each ``loads``;
@@ -45,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks import corpora, report
-from benchmarks.timing import Contender, best_of
+from benchmarks.timing import RULE, Contender, best_of
 from sse_engine import SSEParser
 
 __all__ = [
@@ -239,7 +241,8 @@ class LaneBenchmark:
                     problems.append(f"{label}: {why}")
                     log(f"  {label}: MISMATCH, not timed: {why}")
                     continue
-                best = best_of(contenders, chunks, rounds)
+                timed = best_of(contenders, chunks, rounds)
+                best = timed.seconds
                 for name in variants:
                     lane_s, floor_s = best[f"{OURS} ({name})"], best[f"{FLOOR} ({name})"]
                     per_event.append([corpus, size_label(size), name,
@@ -257,7 +260,7 @@ class LaneBenchmark:
                             ratios[ours[side]].append((label, ratio))
                     rows.append([
                         corpus, size_label(size), f"{n_events:,}", f"{len(data):,}", side,
-                        str(rounds), f"{len(data) / seconds / 1e6:.1f}",
+                        str(rounds), str(timed.calls), f"{len(data) / seconds / 1e6:.1f}",
                         f"{n_events / seconds:,.0f}",
                         "—" if ratio is None else f"{ratio:.1f}{TIMES}",
                         "—" if share is None else f"{share:.2f}",
@@ -342,9 +345,9 @@ class LaneBenchmark:
             + "; ".join(f"`{name}`, {about}" for name, (_, about) in self.corpora.items()) + ".",
             "",
             "Checked before timing: the orjson run gives the same final object as the json"
-            f" run, and against {self.sdk}: {_sentence(self.same)} Timing: one complete"
-            " run, garbage collector off during it; every side, the SDK too, runs once per"
-            " round, rounds interleaved, and keeps its best time (the Rounds column). MB/s is"
+            f" run, and against {self.sdk}: {_sentence(self.same)} Timing: {RULE} Every side,"
+            " the SDK too, is sampled once per round, rounds interleaved, and keeps its best"
+            " time per run (the Rounds column). MB/s is"
             f" 10⁶ bytes of input per second; *vs {self.sdk}* is the SDK's time divided by"
             f" the side's, within one size. The **{FLOOR}** is `SSEParser` over the same"
             " reads and one `loads` of every payload that is a JSON object, nothing else (the"
@@ -357,9 +360,9 @@ class LaneBenchmark:
         if rows:
             lines += [
                 report.markdown_table(
-                    ["Corpus", "Size", "Events", "Bytes", "Side", "Rounds", "MB/s", "Events/s",
-                     f"vs {self.sdk}", "of the floor"],
-                    rows, "llrrlrrrrr",
+                    ["Corpus", "Size", "Events", "Bytes", "Side", "Rounds", "k", "MB/s",
+                     "Events/s", f"vs {self.sdk}", "of the floor"],
+                    rows, "llrrlrrrrrr",
                 ),
                 "",
             ]

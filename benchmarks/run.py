@@ -28,7 +28,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # `python benchmarks/run.py`: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import report
+from benchmarks import report, timing
 
 __all__ = ["MODULES", "intro", "main"]
 
@@ -135,12 +135,12 @@ whose name contains NAME (and leaves the other sections, with their own
 stamps, as they were).
 
 The figures are ratios measured side by side in one run: every contender gets
-the same bytes cut into the same reads and the same number of timed runs, the
-contenders take turns round by round (A, B, A, B, ...), and each keeps its
-best time; a ratio is taken between two figures of one run and one size. The
-machine is a noisy shared one, so absolute MB/s move by 20-30% (more under
-load: each section gives the load average) between runs; compare the ratios,
-and not the absolute figures across machines.
+the same bytes cut into the same reads and the same number of timed samples,
+the contenders take turns round by round (A, B, A, B, ...), and each keeps its
+best time per call; a ratio is taken between two figures of one run and one
+size. {timing.RULE} The machine is a noisy shared one, so absolute MB/s move
+by 20-30% (more under load: each section gives the load average) between runs;
+compare the ratios, and not the absolute figures across machines.
 """
 
 
