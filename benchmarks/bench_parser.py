@@ -103,7 +103,7 @@ class Settings:
     single_rounds: int
 
 
-FULL = Settings({10_000: 25, 1_000_000: 9}, 200, (1 << 20, 8 << 20), 7, 3)
+FULL = Settings({10_000: 9, 1_000_000: 9}, 200, (1 << 20, 8 << 20), 7, 3)
 QUICK = Settings({10_000: 2, 100_000: 1}, 40, (128 << 10, 1 << 20), 1, 1)
 
 _READS = {"64k": "64 KiB", "ragged": "ragged 40-700 B", "byte": "1 byte", "1k": "1 KiB"}

@@ -83,8 +83,8 @@ class Settings:
     fragment_inputs: dict[int, int]
 
 
-FULL = Settings(sizes={10_000: 25, 1_000_000: 9}, tool_inputs={10_000: 15, 1_000_000: 3},
-                fragment_inputs={10_000: 25, 1_000_000: 7})
+FULL = Settings(sizes={10_000: 9, 1_000_000: 9}, tool_inputs={10_000: 9, 1_000_000: 3},
+                fragment_inputs={10_000: 9, 1_000_000: 7})
 QUICK = Settings(sizes={10_000: 2, 100_000: 1}, tool_inputs={10_000: 2, 50_000: 1},
                  fragment_inputs={10_000: 2, 50_000: 1})
 

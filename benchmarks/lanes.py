@@ -73,7 +73,7 @@ class Settings:
     sizes: dict[int, int]
 
 
-FULL = Settings(sizes={10_000: 25, 1_000_000: 9})
+FULL = Settings(sizes={10_000: 9, 1_000_000: 9})
 QUICK = Settings(sizes={10_000: 2, 100_000: 1})
 
 
