@@ -40,7 +40,7 @@ if not os.environ.get("PYTHONPYCACHEPREFIX"):
 # No deadline in either profile: how long an example takes is the benchmarks' business
 # (benchmarks/), and on a loaded two-core machine a deadline only makes tests flaky.
 # Tests without a count of their own run 50 examples every run, 100 in the deep run.
-settings.register_profile(CI, max_examples=50, deadline=None)
+settings.register_profile(CI, max_examples=20, deadline=None)
 settings.register_profile(THOROUGH, max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", CI))
 

@@ -18,7 +18,12 @@ CI = "ci"
 THOROUGH = "thorough"
 
 
+def deep() -> bool:
+    """Whether this is the deep run (``thorough``, what CI runs), not the everyday one."""
+    return settings.get_current_profile_name() == THOROUGH
+
+
 def examples(ci: int, *, thorough: int) -> int:
     """``max_examples`` for the profile in force: ``ci`` every run, ``thorough`` in the deep run."""
     assert 0 < ci <= thorough, (ci, thorough)
-    return thorough if settings.get_current_profile_name() == THOROUGH else ci
+    return thorough if deep() else ci
