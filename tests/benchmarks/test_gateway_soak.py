@@ -125,6 +125,7 @@ _LOAD = soak.Load(clients=5, deltas=30, gap=(0.01, 0.03), requests=2, ramp=0.1, 
                   keepalive=0.04, hangup_every=5, hangup_at=5)
 
 
+@pytest.mark.waits
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the soak reads /proc")
 @pytest.mark.skipif(bool(_MISSING), reason=f"{_STACK} needs {', '.join(_MISSING)}")
 @pytest.mark.parametrize(("stack", "kind"),
@@ -145,6 +146,7 @@ def test_small_soak_on_the_recommended_stack(stack: str, kind: str) -> None:
     assert result.events > 0 and result.peak_rss >= result.idle_rss > 0
 
 
+@pytest.mark.waits
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the soak reads /proc")
 @pytest.mark.skipif(bool(_MISSING), reason=f"{_STACK} needs {', '.join(_MISSING)}")
 def test_the_command_of_another_checkout_runs_profiled(
@@ -166,6 +168,7 @@ def test_the_command_of_another_checkout_runs_profiled(
     assert pumps and all(path.startswith(str(checkout)) for path in pumps)
 
 
+@pytest.mark.waits
 @pytest.mark.skipif(bool(_MISSING), reason=f"{_STACK} needs {', '.join(_MISSING)}")
 @pytest.mark.parametrize("kind", ["proxy", "relay"])
 def test_an_unreachable_upstream_is_a_502_not_a_traceback(kind: str, tmp_path: Path) -> None:
