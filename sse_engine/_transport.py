@@ -154,7 +154,7 @@ def _iter(
     try:
         source = iter(chunks)
     except Exception as error:  # an iterable that cannot even open failed like a read
-        source = _raising(error)
+        source = _Raising(error)
     produced = 0  # items the current connection gave
     try:
         while True:
@@ -220,10 +220,24 @@ def _iter(
         _close(source)
 
 
-def _raising(exc: BaseException) -> Iterator[bytes]:
-    """An iterator whose first read raises ``exc``."""
-    raise exc
-    yield b""  # pragma: no cover - makes this a generator
+class _Raising:
+    """An iterator (sync and async) whose first read raises ``exc``: an iterable that
+    could not even open fails as its first read would."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def __next__(self) -> bytes:
+        raise self.exc
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self
+
+    async def __anext__(self) -> bytes:
+        raise self.exc
 
 
 def _close_on(driver: Driver[Any], error: BaseException) -> None:
@@ -292,7 +306,7 @@ async def aiter_events(
     try:
         source = aiter(chunks)
     except Exception as error:  # an iterable that cannot even open failed like a read
-        source = _araising(error)
+        source = _Raising(error)
     bounded = _bounded_reader() if driver.liveness is not None else None
     capped = driver.cap is not None
     produced = 0  # items the current connection gave
@@ -372,12 +386,6 @@ async def aiter_events(
         raise
     finally:
         await _aclose(source)
-
-
-async def _araising(exc: BaseException) -> AsyncIterator[bytes]:
-    """An async iterator whose first read raises ``exc``."""
-    raise exc
-    yield b""  # pragma: no cover - makes this an async generator
 
 
 async def _aread_refusal(

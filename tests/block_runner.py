@@ -1,11 +1,14 @@
-"""Run one docs code block many times in one Python process, as if each run were its own.
+"""Run docs code blocks many times in one Python process, as if each run were its own.
 
 tests/test_docs_snippets.py runs every runnable block up to six times (as written,
-then under faults). Started as ``python block_runner.py BLOCK.py REQUESTS RESPONSES``
+then under faults). Started as ``python block_runner.py REQUESTS RESPONSES``
 (two pipe file descriptors), this script reads one JSON request per line, each
-``{"env": ..., "stdout": PATH, "stderr": PATH}``, and answers each with
-``{"returncode": N}`` once the block has run as ``__main__`` under that
-environment, its file descriptors 1 and 2 written to the two paths.
+``{"script": BLOCK.py, "env": ..., "stdout": PATH, "stderr": PATH}``, and answers
+each with ``{"returncode": N}`` once the block has run as ``__main__`` under that
+environment, its file descriptors 1 and 2 written to the two paths. The everyday
+run sends every block of a pytest-xdist worker to one such process; the deep run
+(``HYPOTHESIS_PROFILE=thorough``, what CI runs) starts one for each block, so
+there each block's first run starts as clean as ``python BLOCK.py``.
 
 A run is what ``python BLOCK.py`` would do, but for what the process keeps from
 one run to the next: imported modules (so sse_engine, httpx and the SDKs are
@@ -17,7 +20,7 @@ code, or 1 with the traceback on stderr. If the block ends the process itself
 (``os._exit``), the caller sees it exit and starts another for the next run.
 
 This file is not a test module; it imports nothing of the tests' or the library's,
-so the first run of each block starts as clean as ``python BLOCK.py`` does.
+so the first run in a process starts as clean as ``python BLOCK.py`` does.
 """
 
 from __future__ import annotations
@@ -93,11 +96,11 @@ def run(script: str, env: dict[str, str], stdout: str, stderr: str) -> int:
 
 
 def main() -> None:
-    script, requests, responses = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    requests, responses = int(sys.argv[1]), int(sys.argv[2])
     with open(requests, encoding="utf-8") as inbox, open(responses, "w") as outbox:
         for line in inbox:
             request = json.loads(line)
-            code = run(script, request["env"], request["stdout"], request["stderr"])
+            code = run(request["script"], request["env"], request["stdout"], request["stderr"])
             outbox.write(json.dumps({"returncode": code}) + "\n")
             outbox.flush()
 

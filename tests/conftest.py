@@ -40,7 +40,7 @@ if not os.environ.get("PYTHONPYCACHEPREFIX"):
 # No deadline in either profile: how long an example takes is the benchmarks' business
 # (benchmarks/), and on a loaded two-core machine a deadline only makes tests flaky.
 # Tests without a count of their own run 50 examples every run, 100 in the deep run.
-settings.register_profile(CI, max_examples=50, deadline=None)
+settings.register_profile(CI, max_examples=20, deadline=None)
 settings.register_profile(THOROUGH, max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", CI))
 
@@ -67,12 +67,23 @@ def _start_early_work(
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests that wait for slow work (a mypy run, the site build) run last.
+    """Tests marked ``waits`` run first, and the tests that wait for slow work (a mypy
+    run, the site build) run last.
 
-    That work starts in the background when the run starts (tests/once.py); run
-    last, its tests find it done instead of holding a worker while it runs. The
-    order is the same in every pytest-xdist worker, as xdist requires.
+    A test that mostly waits on child processes or sockets (the gateway soak) takes
+    seconds of wall time and little CPU: started first, its waiting overlaps the other
+    tests instead of trailing at the end of the run. The slow work starts in the
+    background when the run starts (tests/once.py); run last, its tests find it done
+    instead of holding a worker while it runs. The order is the same in every
+    pytest-xdist worker, as xdist requires.
     """
-    items.sort(key=lambda item: needs_early_work(
-        Path(item.path).resolve(), list(getattr(item, "fixturenames", ()))
+    items.sort(key=lambda item: (
+        item.get_closest_marker("waits") is None,
+        needs_early_work(Path(item.path).resolve(), list(getattr(item, "fixturenames", ()))),
     ))
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker per core, and one more for the time tests spend waiting
+    (child processes, sockets, timers), during which a core would otherwise sit idle."""
+    return (os.cpu_count() or 1) + 1

@@ -243,15 +243,39 @@ def message_seen(message: Any, error: str | None = None) -> Seen:
     )
 
 
+@attrs.define
+class _Answer:
+    """What the shared google-genai client's transport answers its next request with."""
+
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "text/event-stream"
+
+
+_GENAI_ANSWER = _Answer()
+
+
+def _genai_answer(_: httpx.Request) -> httpx.Response:
+    answer = _GENAI_ANSWER
+    return httpx.Response(
+        answer.status, headers={"content-type": answer.content_type}, content=answer.body
+    )
+
+
+# One client for the whole run: a new genai.Client (and its httpx.Client) builds TLS
+# contexts, about half a second, which an oracle called per example cannot afford.
+_GENAI = genai.Client(api_key="test-key", http_options=genai_types.HttpOptions(
+    base_url="https://example.invalid",
+    httpx_client=httpx.Client(transport=httpx.MockTransport(_genai_answer)),
+))
+
+
 def genai_client(status: int, body: bytes, content_type: str = "text/event-stream") -> Any:
-    """A google-genai client whose every request is answered, from memory, with ``body``."""
-    transport = httpx.MockTransport(
-        lambda _: httpx.Response(status, headers={"content-type": content_type}, content=body)
-    )
-    options = genai_types.HttpOptions(
-        base_url="https://example.invalid", httpx_client=httpx.Client(transport=transport)
-    )
-    return genai.Client(api_key="test-key", http_options=options)
+    """A google-genai client whose every request is answered, from memory, with ``body``
+    (until the next call of this function: the client is shared)."""
+    _GENAI_ANSWER.status, _GENAI_ANSWER.body = status, body
+    _GENAI_ANSWER.content_type = content_type
+    return _GENAI
 
 
 def genai_chunks(body: bytes) -> tuple[list[Any], Any]:

@@ -8,7 +8,9 @@ A reader copies a block into a file and runs it, so each block is:
   ``SSE_ENGINE_BASE_URL`` pointing at the loopback test server (tests/server.py),
   which every example that makes a request reads, defaulting to the public API.
   A block's runs share one Python process (tests/block_runner.py: each run starts
-  from a clean environment, the imports are paid once).
+  from a clean environment, the imports are paid once); in the everyday run every
+  block of a pytest-xdist worker shares it, in the deep run (CI's) each block
+  has its own.
 
 A block that streams from the server is run again with the connection cut
 mid-stream, with a pre-stream HTTP 429 error and, where the lane has one, with
@@ -39,6 +41,7 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis_budget import deep
 from once import OncePerRun, early
 from server import StreamServer, capture_bytes, lane_of_path
 
@@ -251,15 +254,15 @@ UNREACHABLE = "http://127.0.0.1:1"
 
 
 class BlockProcess:
-    """One Python process that runs a block again and again (tests/block_runner.py).
+    """One Python process that runs blocks again and again (tests/block_runner.py).
 
     Each run is what ``python block.py`` does (see block_runner.py for what carries
-    over: imported modules), but the block's imports are paid once, not once a run.
+    over: imported modules), but the imports are paid once, not once a run.
     If a run ends the process, the next run starts another.
     """
 
-    def __init__(self, path: Path, out: Path) -> None:
-        self.path, self.out = path, out
+    def __init__(self, out: Path) -> None:
+        self.out = out
         self.process: subprocess.Popen[bytes] | None = None
         self.runs = 0
 
@@ -267,30 +270,31 @@ class BlockProcess:
         requests_read, self.requests = os.pipe()
         self.responses, responses_write = os.pipe()
         process = subprocess.Popen(
-            [sys.executable, str(RUNNER), str(self.path), str(requests_read),
-             str(responses_write)],
-            cwd=self.path.parent, env=env, stdin=subprocess.DEVNULL,
+            [sys.executable, str(RUNNER), str(requests_read), str(responses_write)],
+            cwd=self.out, env=env, stdin=subprocess.DEVNULL,
             pass_fds=(requests_read, responses_write),
         )
         os.close(requests_read)
         os.close(responses_write)
         return process
 
-    def run(self, env: dict[str, str]) -> tuple[int, str, str]:
+    def run(self, script: Path, env: dict[str, str]) -> tuple[int, str, str]:
         if self.process is None or self.process.poll() is not None:
             self.close()
             self.process = self._start(env)
         self.runs += 1
         stdout, stderr = self.out / f"{self.runs}.out", self.out / f"{self.runs}.err"
-        request = {"env": env, "stdout": str(stdout), "stderr": str(stderr)}
+        request = {"script": str(script), "env": env, "stdout": str(stdout),
+                   "stderr": str(stderr)}
         try:
             os.write(self.requests, (json.dumps(request) + "\n").encode())
-            answer = self._answer()
+            answer = self._answer(script)
         except BrokenPipeError:
             answer = b""
         if answer:
             returncode = json.loads(answer)["returncode"]
         else:  # the block ended the process: its exit status is the run's
+            assert self.process is not None
             returncode = self.process.wait(timeout=RUN_TIMEOUT)
             self.close()
         def read(path: Path) -> str:
@@ -298,7 +302,7 @@ class BlockProcess:
             return text.replace("\r\n", "\n")  # as subprocess.run(text=True) reads it
         return returncode, read(stdout), read(stderr)
 
-    def _answer(self) -> bytes:
+    def _answer(self, script: Path) -> bytes:
         assert self.process is not None
         answer = b""
         deadline = time.monotonic() + RUN_TIMEOUT
@@ -306,7 +310,7 @@ class BlockProcess:
             ready, _, _ = select.select([self.responses], [], [], deadline - time.monotonic())
             if not ready:
                 self.close()
-                raise subprocess.TimeoutExpired([str(self.path)], RUN_TIMEOUT)
+                raise subprocess.TimeoutExpired([str(script)], RUN_TIMEOUT)
             piece = os.read(self.responses, 4096)
             if not piece:
                 return b""
@@ -324,8 +328,19 @@ class BlockProcess:
         self.process = None
 
 
+@attrs.define
+class BlockScript:
+    """One block's file, run in a :class:`BlockProcess`."""
+
+    path: Path
+    process: BlockProcess
+
+    def run(self, env: dict[str, str]) -> tuple[int, str, str]:
+        return self.process.run(self.path, env)
+
+
 def run_block(
-    process: BlockProcess, server: StreamServer, *, keys: bool = True, url: str | None = None,
+    process: BlockScript, server: StreamServer, *, keys: bool = True, url: str | None = None,
     **faults: str,
 ) -> Run:
     """Run a block against the server with ``faults`` (without API ``keys``, or at ``url``)."""
@@ -369,18 +384,31 @@ def assembled(capture: str) -> dict[str, str]:
     return {"text": snapshot.text, "refusal": ""}  # Messages, Gemini: no refusal field
 
 
+@pytest.fixture(scope="session")
+def shared_block_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BlockProcess]:
+    """The everyday run's one process for every block a worker runs (the deep run: none)."""
+    process = BlockProcess(tmp_path_factory.mktemp("block-runs"))
+    yield process
+    process.close()
+
+
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.id)
 def test_block_runs(
-    block: Block, block_files: dict[str, Path], stream_server: StreamServer, tmp_path: Path
+    block: Block, block_files: dict[str, Path], stream_server: StreamServer, tmp_path: Path,
+    shared_block_process: BlockProcess,
 ) -> None:
-    process = BlockProcess(block_files[block.id], tmp_path)
+    # Everyday, a worker's blocks share one process (its imports paid once); the deep run
+    # (CI's) gives each block its own, whose first run is exactly `python block.py`.
+    own = BlockProcess(tmp_path) if deep() else None
     try:
-        check_block_runs(process, stream_server)
+        check_block_runs(BlockScript(block_files[block.id], own or shared_block_process),
+                         stream_server)
     finally:
-        process.close()
+        if own is not None:
+            own.close()
 
 
-def check_block_runs(process: BlockProcess, stream_server: StreamServer) -> None:
+def check_block_runs(process: BlockScript, stream_server: StreamServer) -> None:
     normal = run_block(process, stream_server)
     normal.assert_clean("as written")
     if not normal.lanes:

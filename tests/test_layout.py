@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
 import importlib
 import re
 from collections.abc import Iterator, Mapping
@@ -47,10 +48,16 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
+def tree(path: Path) -> ast.Module:
+    """``path`` parsed, once per run (each rule reads every module)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imports(path: Path) -> Iterator[str]:
     """Every ``sse_engine`` module ``path`` imports, wherever the import statement is."""
     package = module_name(path) if path.name == "__init__.py" else module_name(path.parent)
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree(path)):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -168,14 +175,14 @@ def own_wire_strings() -> dict[str, str]:
 
 def code_strings(path: Path) -> Iterator[tuple[str, int]]:
     """The string constants of a module's code (its docstrings are prose, not code)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    module = tree(path)
     docstrings = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(module):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             first = node.body[0] if node.body else None
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 docstrings.add(id(first.value))
-    for node in ast.walk(tree):
+    for node in ast.walk(module):
         is_text = isinstance(node, ast.Constant) and type(node.value) is str
         if is_text and id(node) not in docstrings:
             yield node.value, node.lineno

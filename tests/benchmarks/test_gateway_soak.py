@@ -59,7 +59,7 @@ def test_the_upstream_text_passes_whole_and_as_any_prefix_of_whole_deltas(seed: 
 _MUTATIONS = ("drop", "repeat", "swap", "replace char", "insert char", "truncate", "other seed")
 
 
-@settings(max_examples=examples(100, thorough=300), deadline=None)
+@settings(max_examples=examples(15, thorough=300), deadline=None)
 @given(seed=st.integers(0, 10**6), how=st.sampled_from(_MUTATIONS), data=st.data())
 def test_any_lost_or_altered_text_is_reported(seed: int, how: str, data: st.DataObject) -> None:
     deltas = upstream_text(seed)
@@ -125,6 +125,7 @@ _LOAD = soak.Load(clients=5, deltas=30, gap=(0.01, 0.03), requests=2, ramp=0.1, 
                   keepalive=0.04, hangup_every=5, hangup_at=5)
 
 
+@pytest.mark.waits
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the soak reads /proc")
 @pytest.mark.skipif(bool(_MISSING), reason=f"{_STACK} needs {', '.join(_MISSING)}")
 @pytest.mark.parametrize(("stack", "kind"),
@@ -145,6 +146,7 @@ def test_small_soak_on_the_recommended_stack(stack: str, kind: str) -> None:
     assert result.events > 0 and result.peak_rss >= result.idle_rss > 0
 
 
+@pytest.mark.waits
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the soak reads /proc")
 @pytest.mark.skipif(bool(_MISSING), reason=f"{_STACK} needs {', '.join(_MISSING)}")
 def test_the_command_of_another_checkout_runs_profiled(
@@ -166,6 +168,7 @@ def test_the_command_of_another_checkout_runs_profiled(
     assert pumps and all(path.startswith(str(checkout)) for path in pumps)
 
 
+@pytest.mark.waits
 @pytest.mark.skipif(bool(_MISSING), reason=f"{_STACK} needs {', '.join(_MISSING)}")
 @pytest.mark.parametrize("kind", ["proxy", "relay"])
 def test_an_unreachable_upstream_is_a_502_not_a_traceback(kind: str, tmp_path: Path) -> None:

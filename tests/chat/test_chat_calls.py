@@ -216,7 +216,7 @@ def reads_of(body: bytes, cuts: list[int]) -> Iterator[bytes]:
 
 
 @settings(
-    max_examples=examples(20, thorough=100),
+    max_examples=examples(5, thorough=100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -33,7 +33,7 @@ from sse_engine.chat._calls import ChatCalls
 from sse_engine.chat._events import new_arguments_delta, new_chunk, new_content_delta
 
 SETTINGS = settings(
-    max_examples=examples(50, thorough=250), deadline=None,
+    max_examples=examples(11, thorough=250), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 STREAMS = sorted(p.name for p in CAPTURES.glob("chat_*.sse"))

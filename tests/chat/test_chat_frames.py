@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_chat import FINISHED_WITHOUT_DONE, choice, chunk, ends, run, sse, text_stream
 
 from sse_engine import Outcome, encode_event, encode_lane_events
@@ -73,7 +74,7 @@ _error_data = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(28, thorough=150), deadline=None)
 @given(_error_data, st.booleans())
 def test_an_error_event_is_a_failure_whatever_its_data(data: str, mid_stream: bool) -> None:
     before = sse(chunk([choice(content="a")])) if mid_stream else b""

@@ -111,7 +111,7 @@ def numbered_choices(draw: st.DrawFn) -> tuple[bytes, list[Wanted]]:
 
 
 @settings(
-    max_examples=examples(20, thorough=100),
+    max_examples=examples(5, thorough=100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

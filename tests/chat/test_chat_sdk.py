@@ -23,6 +23,7 @@ import openai
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from openai.lib.streaming.chat import ChatCompletionStream
 from openai.types.chat import ChatCompletionChunk
 from test_chat import LEGACY_FUNCTION_CALL, capture, choice, chunk, run, sse, tool
@@ -420,7 +421,8 @@ def chat_streams(draw: st.DrawFn) -> bytes:
     return sse(*frames, "[DONE]")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(9, thorough=60), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(chat_streams())
 def test_generated_streams_equal_the_sdk(body: bytes) -> None:
     lane, sdk, events = both(body)
@@ -451,7 +453,8 @@ _extras = st.fixed_dictionaries({}, optional={
 })
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15, thorough=60), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_extras, min_size=1, max_size=8))
 def test_nested_provider_extras_merge_like_the_sdk(deltas: list[dict[str, Any]]) -> None:
     body = sse(

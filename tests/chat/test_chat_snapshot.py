@@ -170,7 +170,7 @@ def mutate_deeply(value: Any) -> None:
 
 
 @settings(
-    max_examples=examples(25, thorough=100),
+    max_examples=examples(5, thorough=100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine.cli import main
 from sse_engine.cli._head import split_head
@@ -189,7 +190,8 @@ def test_a_body_without_a_head_is_left_alone() -> None:
 _COMPARED = ("lane", "outcome", "error", "text", "tool_calls", "event_counts", "usage", "stop")
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(19, thorough=30), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(
     name=st.sampled_from(sorted(p.name for p in CAPTURES.glob("*_*.sse"))),
     version=st.sampled_from([b"HTTP/1.1 200 OK", b"HTTP/2 200", b"HTTP/1.0 200 OK"]),

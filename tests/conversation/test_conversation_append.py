@@ -28,7 +28,7 @@ from sse_engine import Conversation, Message, Text, Tool, ToolResult
 from sse_engine.parts import ReasoningBlock, Turn
 
 APPEND = settings(
-    max_examples=examples(25, thorough=100),
+    max_examples=examples(5, thorough=100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

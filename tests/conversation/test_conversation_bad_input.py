@@ -26,7 +26,7 @@ from sdk_oracle import REQUEST_FORMATS, validate
 from sse_engine import Conversation, InvalidRequest, SSEEngineError, ToolCall
 
 FUZZ = settings(
-    max_examples=examples(30, thorough=300),
+    max_examples=examples(5, thorough=300),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

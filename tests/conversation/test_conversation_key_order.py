@@ -19,7 +19,7 @@ from sdk_oracle import REQUEST_FORMATS
 from sse_engine import Conversation
 
 ORDERS = settings(
-    max_examples=examples(20, thorough=150),
+    max_examples=examples(5, thorough=150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

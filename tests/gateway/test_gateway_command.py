@@ -73,6 +73,7 @@ def test_model_map_and_listen_address() -> None:
     assert parse_listen(":9000") == ("0.0.0.0", 9000)
 
 
+@pytest.mark.waits
 def test_sigterm_stops_accepting_and_lets_a_running_stream_finish(upstream: Upstream) -> None:
     upstream.default = Script(pace=0.04)  # a stream of about 1 s
     command = [sys.executable, "-m", "sse_engine", "gateway", "--upstream", upstream.url]

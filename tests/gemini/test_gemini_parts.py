@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from gemini_cases import RESPONSE_ID, call, capture, chunk, text, thought, usage
 from hypothesis import HealthCheck, given, settings
+from hypothesis_budget import examples
 from wire_turns import TurnSpec, read, render, turn_specs
 
 from sse_engine import Outcome, PartStream
@@ -170,7 +171,8 @@ def test_gemini_tools_two_keeps_the_signature_on_the_first_call_only() -> None:
 # -- one turn, written as Gemini and as Chat: the same turn ------------------------------------
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(34, thorough=60), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(spec=turn_specs())
 def test_one_turn_as_gemini_reads_as_the_same_turn_as_chat(spec: TurnSpec) -> None:
     _, gemini = read("gemini", render("gemini", spec))

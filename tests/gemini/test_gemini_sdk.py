@@ -17,6 +17,7 @@ compared encoded back.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from typing import Any
 
@@ -66,12 +67,18 @@ def _b64(data: bytes | None) -> str | None:
     return None if data is None else base64.b64encode(data).decode()
 
 
+@functools.cache
+def client_of(url: str) -> genai.Client:
+    """One client per server for the whole run: a new genai.Client builds TLS contexts,
+    about half a second, which a test per capture cannot afford."""
+    options = types.HttpOptions(base_url=url, retry_options=types.HttpRetryOptions(attempts=1))
+    return genai.Client(api_key="test-key", http_options=options)
+
+
 def sdk_read(server: StreamServer, **query: str) -> Read:
     """The SDK's stream over the loopback server, reduced (``query``: the server's faults)."""
     server.defaults.update(query)
-    options = types.HttpOptions(base_url=server.url, retry_options=types.HttpRetryOptions(
-        attempts=1))
-    client = genai.Client(api_key="test-key", http_options=options)
+    client = client_of(server.url)
     chunks: list[types.GenerateContentResponse] = []
     failure = None
     broken = False

@@ -149,7 +149,7 @@ _LONE = TurnSpec(calls=(CallSpec("call_0", "f", ('{"a": "\\ud800"}',)),
 
 @pytest.mark.parametrize("source", sorted(LANES))
 @settings(
-    max_examples=examples(25, thorough=80),
+    max_examples=examples(5, thorough=80),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -185,7 +185,7 @@ def test_the_anthropic_sdk_reads_every_relayed_call_or_an_error_naming_the_ones_
 
 @pytest.mark.parametrize("source", sorted(LANES))
 @settings(
-    max_examples=examples(15, thorough=40),
+    max_examples=examples(5, thorough=40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -209,7 +209,7 @@ def test_the_openai_sdk_reads_every_relayed_calls_arguments_as_sent(
 # -- the reader, against the SDK's ---------------------------------------------------------
 
 
-@settings(max_examples=examples(100, thorough=400), deadline=None)
+@settings(max_examples=examples(29, thorough=400), deadline=None)
 @given(data=st.data())
 def test_every_prefix_written_is_one_the_sdk_reads_and_a_readable_input_is_written_whole(
     data: st.DataObject,

@@ -16,7 +16,7 @@ from sdk_oracle import validate
 from sse_engine import Conversation
 
 ROUND_TRIP = settings(
-    max_examples=examples(30, thorough=300),
+    max_examples=examples(5, thorough=300),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -29,6 +29,7 @@ import pytest
 from byte_settings import HEAVY, LIGHT
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import sse_engine.parts
 from sse_engine._errors import SSEEngineError, UsageError
@@ -683,7 +684,7 @@ def long_numbers(draw: st.DrawFn) -> str:
     return f"[{sign}{integer}{fraction}{exponent}]"
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(32, thorough=120), deadline=None)
 @given(long_numbers(), st.lists(st.integers(0, 10**5), max_size=12))
 def test_a_long_number_read_after_every_fragment_agrees_with_jiter(
     text: str, cuts: list[int]

@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from wire_turns import ERROR_MESSAGE, LANES, TurnSpec, read, render, turn_specs
 
 from sse_engine import Outcome
@@ -99,7 +100,8 @@ def expected_usage(spec: TurnSpec, lane: str) -> Usage | None:
     return Usage(u.input, u.output, u.input + u.output, u.cached, u.reasoning, written)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10, thorough=60), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(spec=turn_specs(), data=st.data())
 def test_one_turn_in_every_wire_format_gives_the_same_parts_and_turn(
     spec: TurnSpec, data: st.DataObject

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from reasoning_turns import ThinkingTurn, render, thinking_turns
 from wire_turns import LANES, read
 
@@ -63,7 +64,8 @@ def check_brackets(parts: list[Part], stream: PartStream) -> None:
 
 
 @pytest.mark.parametrize("lane", LANES)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(5, thorough=40), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_block_of_reasoning_reaches_the_turn_with_its_replay_data_however_cut(
     lane: str, data: st.DataObject

@@ -15,6 +15,7 @@ import pytest
 from google.genai import errors as genai_errors
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from relay_oracles import SEEN, WHOLE_CALLS, genai_client
 
 from sse_engine import (
@@ -331,7 +332,7 @@ def number(event: bytes) -> int:
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", ["responses_basic.sse", "responses_reasoning.sse"])
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(5, thorough=20), deadline=None)
 @given(cuts=st.lists(st.integers(0, 10_000), min_size=1, max_size=3), replay=st.booleans())
 @example(cuts=[6000, 1500], replay=True)  # cut again before the replay caught up
 def test_a_resumed_upstream_is_relayed_as_if_it_never_broke(
@@ -357,7 +358,7 @@ def test_a_resumed_upstream_is_relayed_as_if_it_never_broke(
     assert out == whole
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(52, thorough=200), deadline=None)
 @given(
     status=st.none() | st.integers(min_value=0, max_value=1000),
     code=st.sampled_from([None, "overloaded_error", "rate_limit_exceeded", "UNAVAILABLE", "x"]),

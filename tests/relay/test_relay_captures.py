@@ -182,7 +182,7 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@settings(max_examples=examples(20, thorough=60), deadline=None)
+@settings(max_examples=examples(5, thorough=60), deadline=None)
 @given(
     name=st.sampled_from(CAPTURES),
     cuts=st.lists(st.integers(0, 20000), max_size=12),

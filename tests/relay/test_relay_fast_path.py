@@ -98,7 +98,7 @@ def check_all(lane: type[Lane[Any]], data: bytes, reads: list[int], lean: bool) 
 
 
 @settings(
-    max_examples=examples(20, thorough=60), deadline=None,
+    max_examples=examples(12, thorough=60), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(spec=turn_specs(), source=st.sampled_from(sorted(ALL_LANES)), read=st.integers(1, 400),
@@ -200,7 +200,7 @@ def near_turns(draw: st.DrawFn) -> tuple[str, bytes]:
 _READS = st.lists(st.integers(0, 10**6), max_size=12)
 
 
-@settings(max_examples=examples(40, thorough=300), deadline=None,
+@settings(max_examples=examples(18, thorough=300), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(case=near_turns(), reads=_READS, lean=st.booleans())
 def test_streams_one_step_from_a_turn_relay_the_same_by_either_path(

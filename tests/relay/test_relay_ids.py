@@ -18,6 +18,7 @@ from typing import Any
 import anthropic
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis_budget import examples
 from relay_oracles import chat_stream, message_stream, response_stream
 from wire_turns import ALL_LANES, TurnSpec, render, turn_specs
 
@@ -156,7 +157,8 @@ def read_parts(lane: str, data: bytes) -> tuple[Any, ...]:
     return ids(stream.feed(data) + stream.close(), stream)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10, thorough=40), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(spec=turn_specs())
 def test_an_identity_relay_keeps_every_id_the_source_gave(spec: TurnSpec) -> None:
     for lane in ("chat", "responses", "messages", "gemini"):

@@ -89,7 +89,7 @@ def assert_same(lean: tuple[bytes, Relay], default: tuple[bytes, Relay]) -> None
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", STREAMS + sorted(PRESTREAM))
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(2, thorough=8), deadline=None)
 @given(read=st.integers(1, 400))
 def test_a_lean_relay_writes_the_bytes_of_the_default_one_for_every_capture(
     name: str, target: str, read: int
@@ -104,7 +104,7 @@ def test_a_lean_relay_writes_the_bytes_of_the_default_one_for_every_capture(
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("source", sorted(ALL_LANES))
 @settings(
-    max_examples=examples(15, thorough=40),
+    max_examples=examples(5, thorough=40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from reasoning_turns import CUT, ThinkingTurn, render, thinking_turns
 from relay_oracles import message_stream, response_stream
 
@@ -145,7 +146,8 @@ def pairs() -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("lane", ["messages", "responses"])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10, thorough=30), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_an_identity_relay_gives_the_client_the_sources_blocks_of_reasoning(
     lane: str, data: st.DataObject
@@ -160,7 +162,8 @@ def test_an_identity_relay_gives_the_client_the_sources_blocks_of_reasoning(
 
 
 @pytest.mark.parametrize(("source", "target"), [p for p in pairs() if p[0] != p[1]])
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(5, thorough=20), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_another_lanes_client_gets_the_reasoning_text_and_none_of_its_replay_data(
     source: str, target: str, data: st.DataObject

@@ -16,7 +16,7 @@ from sse_engine import LaneEvent, Outcome, SSEEngineError, StreamEnd, StreamRest
 from sse_engine.responses import ResponsesLane
 
 SETTINGS = settings(
-    max_examples=examples(80, thorough=200),
+    max_examples=examples(33, thorough=200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -155,7 +155,7 @@ def random_payload(draw: st.DrawFn) -> dict[str, Any]:
     return payload
 
 
-@settings(SETTINGS, max_examples=examples(40, thorough=120))
+@settings(SETTINGS, max_examples=examples(5, thorough=120))
 @given(
     payloads=st.lists(random_payload(), min_size=1, max_size=8),
     event_lines=st.booleans(),

@@ -17,6 +17,7 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from server import CLIENTS, Result, StreamServer, capture_bytes, drive, split_events, with_id
 
 from sse_engine._lane import LaneEvent, StreamEnd, StreamRestarted
@@ -301,7 +302,7 @@ def cut_at(offset: int, chunk: int) -> Iterator[bytes]:
     raise Reset(f"reset at byte {offset}")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(21, thorough=150), deadline=None)
 @given(offset=st.integers(0, len(BASIC) - 1), chunk=st.integers(1, 400))
 def test_a_cut_at_any_byte_resumes_to_the_uncut_stream(offset: int, chunk: int) -> None:
     want_lane, want_events = uncut()
