@@ -108,3 +108,60 @@ def test_encode_json_survives_a_lone_surrogate() -> None:
     payload = {"text": "\ud800 ok"}
     (sse,) = SSEParser().feed(encode_json(payload))
     assert json.loads(sse.data) == payload
+
+
+#: JSON-ish values, near misses included: lone surrogates, line breaks and U+2028 in
+#: strings, NaN and infinities, non-str keys, tuples, and values JSON has no form for.
+_leaves = (
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+    | st.sampled_from(["\ud800", "a\r\nb", "\u2028", "\x00", "\"\\", object()])
+)
+_keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False)
+_values = st.recursive(
+    _leaves,
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(_keys, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def _reference(payload: object, separators: tuple[str, str]) -> str | type[BaseException]:
+    try:
+        text = json.dumps(payload, ensure_ascii=False, separators=separators)
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            text = json.dumps(payload, separators=separators)
+    except Exception as exc:  # the exception is what is compared
+        return type(exc)
+    return text
+
+
+@settings(max_examples=examples(150, thorough=1000), deadline=None)
+@given(_values, st.sampled_from([(",", ":"), (",", ": "), (", ", ": ")]))
+def test_json_text_is_json_dumps(payload: object, separators: tuple[str, str]) -> None:
+    """json_text (the C encoder made once) writes what json.dumps writes, raises what it
+    raises; encode_json frames it as encode_event does."""
+    from sse_engine._encoder import json_text
+
+    expected = _reference(payload, separators)
+    if isinstance(expected, str):
+        assert json_text(payload, separators) == expected
+        if separators == (",", ":"):
+            assert encode_json(payload) == encode_event(expected)
+            assert encode_json(payload, event="e", id="7") == encode_event(
+                expected, event="e", id="7"
+            )
+    else:
+        with pytest.raises(expected):
+            json_text(payload, separators)
+
+
+def test_json_text_cycles_raise_as_json_dumps() -> None:
+    from sse_engine._encoder import json_text
+
+    cycle: list[object] = []
+    cycle.append(cycle)
+    with pytest.raises(ValueError, match="Circular reference"):
+        json_text(cycle)
+    assert json_text({"a": [1.5, float("nan")]}) == '{"a":[1.5,NaN]}'

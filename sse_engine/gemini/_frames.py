@@ -12,11 +12,10 @@ byte for a stream Google wrote.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from sse_engine._encoder import encode_event, not_this_lane
+from sse_engine._encoder import encode_event, json_text, not_this_lane
 from sse_engine._lane import FrameItem, StreamEnd, StreamRestarted
 from sse_engine.gemini._events import (
     GeminiChunk,
@@ -34,12 +33,7 @@ _SEPARATORS = (",", ": ")
 def dumps(payload: Any) -> str:
     """``payload`` as Google spells JSON (UTF-8 text kept; ASCII escapes only for a value
     with no UTF-8 form, a lone surrogate, so the payload still round-trips)."""
-    text = json.dumps(payload, ensure_ascii=False, separators=_SEPARATORS)
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        text = json.dumps(payload, separators=_SEPARATORS)
-    return text
+    return json_text(payload, _SEPARATORS)
 
 
 def frame(data: str, event: str | None = None) -> bytes:

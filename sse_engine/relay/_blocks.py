@@ -39,8 +39,8 @@ class Block:
     id for the block's output item (a Responses source's), "" if it has none.
     ``raw`` is a tool call's :attr:`~sse_engine.parts.ToolCall.raw`: the
     source's own object for it (a Gemini part with its signature), or None.
-    ``index``, ``content_index``, ``mark``, ``item_id``, ``template`` and
-    ``fills`` are the target's to set and use.
+    ``index``, ``content_index``, ``mark``, ``item_id``, ``template``,
+    ``fills`` and ``numbered`` are the target's to set and use.
     """
 
     kind: str
@@ -69,6 +69,10 @@ class Block:
     #: (no number to count, no state to change): the emitter then fills it itself, with
     #: no call of the target's ``block_delta`` (most of a stream).
     fills: bool = False
+    #: Set by the target when a delta's frame is ``fill(template, text, n, n)``, ``n`` the
+    #: emitter's running :attr:`~Emitter.sequence` (an ``id:`` line and a payload field,
+    #: Responses'), counted on: the emitter then fills it itself, as for :attr:`fills`.
+    numbered: bool = False
     #: Citations of a text block waiting for it to reach the head (the source's parts).
     citations: list[Any] = attrs.Factory(list)
 

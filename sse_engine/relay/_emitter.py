@@ -166,6 +166,9 @@ class Emitter:
         #: How many tool calls each choice relayed.
         self.tool_calls: dict[int, int] = {}
         self.source: Source = _NO_SOURCE
+        #: The number of the next frame, for a target that numbers its frames (Responses'
+        #: ``sequence_number``); what a :attr:`Block.numbered` delta's frame takes.
+        self.sequence = 0
 
     def make_lean(self) -> None:
         """Keep no text of a text, reasoning or refusal block once written, unless the
@@ -290,6 +293,10 @@ class Emitter:
             sent.append(text)
         if block.fills:
             out.append(fill(block.template, text))
+        elif block.numbered:
+            number = self.sequence
+            self.sequence = number + 1
+            out.append(fill(block.template, text, number, number))
         else:
             self.block_delta(block, text, out)
         return True

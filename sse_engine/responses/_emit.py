@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from sse_engine._encoder import encode_json
 from sse_engine._outcome import Outcome
 from sse_engine._tally import Compacted
 from sse_engine.parts import Finish, ReasoningBlock
@@ -64,17 +65,17 @@ class ResponsesEmitter(Emitter):
 
     def __init__(self, *, model: str | None, id: str | None, created: int) -> None:
         super().__init__(model=model, id=id, created=created)
-        self._sequence = 0
         #: The response's output items, in order, as they stand.
         self._output: list[dict[str, Any]] = []
         #: The message item that text and refusal parts go into, while it is open.
         self._message: dict[str, Any] | None = None
 
     def _event(self, kind: str, out: list[bytes], **fields: Any) -> None:
-        number = self._sequence
-        self._sequence = number + 1
+        number = self.sequence
+        self.sequence = number + 1
+        # What encode_responses_event writes for a payload dict, less its checks of one.
         payload = {"type": kind, "sequence_number": number, **fields}
-        out.append(encode_responses_event(payload, id=str(number)))
+        out.append(encode_json(payload, event=kind, id=str(number)))
 
     def _response(self, status: str, **fields: Any) -> dict[str, Any]:
         return {
@@ -94,8 +95,10 @@ class ResponsesEmitter(Emitter):
         }
 
     def open(self, out: list[bytes]) -> None:
-        self._event("response.created", out, response=self._response("in_progress", output=[]))
-        self._event("response.in_progress", out, response=self._response("in_progress", output=[]))
+        # Both frames say the same response (nothing is written between them).
+        response = self._response("in_progress", output=[])
+        self._event("response.created", out, response=response)
+        self._event("response.in_progress", out, response=response)
 
     # -- items ---------------------------------------------------------------------
 
@@ -219,10 +222,11 @@ class ResponsesEmitter(Emitter):
             **fields,
         }
         block.template = template(encode_responses_event(payload, id=NUMBER))
+        block.numbered = True  # a delta is the template filled, with the next number
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
-        number = self._sequence
-        self._sequence = number + 1
+        number = self.sequence
+        self.sequence = number + 1
         out.append(fill(block.template, text, number, number))
 
     def close_block(self, block: Block, out: list[bytes]) -> None:

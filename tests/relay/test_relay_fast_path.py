@@ -283,8 +283,8 @@ def test_a_resumed_upstream_relays_the_same_by_either_path(
 
 
 def test_a_filled_delta_never_calls_the_targets_block_delta() -> None:
-    """The switch is not idle: a target whose deltas are its template filled (every one
-    but Responses, whose deltas are numbered) writes a long text's deltas without its
+    """The switch is not idle: a target whose deltas are its template filled (Responses':
+    numbered too, ``Block.numbered``) writes a long text's deltas without its
     ``block_delta``; the general path writes each through it."""
     frames = [b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1",'
               b'"type":"message","role":"assistant","model":"m","content":[],'
@@ -295,7 +295,7 @@ def test_a_filled_delta_never_calls_the_targets_block_delta() -> None:
     frames += [b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
                b'"delta":{"type":"text_delta","text":"word %d "}}\n\n' % n for n in range(50)]
     data = b"".join(frames)
-    for target in ("chat", "messages", "gemini"):
+    for target in ("chat", "messages", "gemini", "responses"):
         emitter: type[Emitter] = FORMATS[target].emitter
         calls: list[str] = []
         original = emitter.block_delta
