@@ -290,7 +290,13 @@ class ChatCompletionsLane(Lane[ChatEvent]):
             return False
         text = delta.get("content")
         if type(text) is str:
-            state._add_text("content", text)
+            # The content's pieces (a list, or a Tally when lean) once the first came:
+            # append to them without the call that creates them.
+            pieces = state._text.get("content")
+            if pieces is None:
+                state._add_text("content", text)
+            else:
+                pieces.append(text)
             if text:
                 out.append(new_content_delta(index, text, raw))
             return True

@@ -91,6 +91,19 @@ def test_the_fast_paths_give_what_the_general_path_gives(
     both(body, cuts, strict)
 
 
+@SETTINGS
+@given(any_stream())
+def test_a_lean_lane_takes_the_fast_paths_to_the_same_end(
+    case: tuple[bytes, list[int], bool],
+) -> None:
+    # The content fast path appends to the kept pieces itself: a lean lane's are a Tally.
+    body, cuts, strict = case
+    fast, general = ChatCompletionsLane(strict=strict), GeneralLane(strict=strict)
+    fast.make_lean()
+    general.make_lean()
+    assert run(fast, body, cuts) == run(general, body, cuts)
+
+
 _open = {"index": 0, "id": "call_1", "type": "function",
          "function": {"name": "f", "arguments": ""}}
 
