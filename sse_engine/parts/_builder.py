@@ -86,27 +86,36 @@ def _text_maker(cls: type[P]) -> Callable[[str, int], P]:
     return make_reasoning
 
 
-def _call_delta_maker() -> Callable[[str, str, int, int, ToolCall], ToolCallDelta]:
-    new = object.__new__
+Setter = Callable[[Any, Any], None]
+
+
+def _call_delta_setters() -> tuple[Setter, Setter, Setter, Setter, Setter]:
+    """The slot setters of a ToolCallDelta: ``id``, ``text``, ``index``, ``choice``, ``call``."""
     # ``text`` is a property over its slot (it may hold a JSONText): set the slot itself.
     names = ("id", "text", "index", "choice", "call")
     descriptors = [ToolCallDelta.__dict__[name] for name in names]
-    setters: list[Callable[[Any, Any], None]] = [
+    setters: list[Setter] = [
         d.fset if isinstance(d, property) and d.fset is not None else d.__set__
         for d in descriptors
     ]
     set_id, set_text, set_index, set_choice, set_call = setters
+    return set_id, set_text, set_index, set_choice, set_call
 
-    def make(id: str, text: str, index: int, choice: int, call: ToolCall) -> ToolCallDelta:
-        part = new(ToolCallDelta)
-        set_id(part, id)
-        set_text(part, text)
-        set_index(part, index)
-        set_choice(part, choice)
-        set_call(part, call)
-        return part
 
-    return make
+_new = object.__new__
+_set_call_id, _set_call_text, _set_call_index, _set_call_choice, _set_call = (
+    _call_delta_setters()
+)
+
+
+def make_call_delta(id: str, text: str, index: int, choice: int, call: ToolCall) -> ToolCallDelta:
+    part = _new(ToolCallDelta)
+    _set_call_id(part, id)
+    _set_call_text(part, text)
+    _set_call_index(part, index)
+    _set_call_choice(part, choice)
+    _set_call(part, call)
+    return part
 
 
 make_text = _text_maker(TextDelta)
@@ -114,7 +123,17 @@ make_text = _text_maker(TextDelta)
 make_usage_update: Callable[[Usage], UsageUpdate] = slot_builder(UsageUpdate, "usage")
 make_reasoning = _text_maker(ReasoningDelta)
 make_refusal = _text_maker(RefusalDelta)
-make_call_delta = _call_delta_maker()
+#: Once per stream, but a short stream's parts cost is a few of these.
+_make_finish: Callable[[FinishReason, Outcome, StreamError | None, str | None], Finish] = (
+    slot_builder(Finish, "reason", "outcome", "error", "raw_reason")
+)
+# The slot setters of a TextDelta and a ReasoningDelta, for the builder's inline copies
+# of make_text and make_reasoning.
+_set_text = TextDelta.__dict__["text"].__set__
+_set_choice = TextDelta.__dict__["choice"].__set__
+_set_reasoning_text = ReasoningDelta.__dict__["text"].__set__
+_set_reasoning_choice = ReasoningDelta.__dict__["choice"].__set__
+_set_separator = ReasoningDelta.__dict__["separator"].__set__
 
 
 class _OpenBlock:
@@ -197,7 +216,11 @@ class PartBuilder:
             direct = self.direct
             # Written straight through only with no part before it in this batch: order kept.
             if direct is None or self.out or not direct("text", text, choice):
-                self.out.append(make_text(text, choice))
+                # make_text's three lines, inline: a call is a sixth of a delta's part cost.
+                part = _new(TextDelta)
+                _set_text(part, text)
+                _set_choice(part, choice)
+                self.out.append(part)
             try:
                 turn = self.turns[choice]
             except KeyError:
@@ -250,7 +273,11 @@ class PartBuilder:
         pieces[choice] = piece
         direct = self.direct
         if direct is None or self.out or not direct("reasoning", text, choice):
-            self.out.append(make_reasoning(text, choice))
+            part = _new(ReasoningDelta)  # make_reasoning inline (see ``text``)
+            _set_reasoning_text(part, text)
+            _set_reasoning_choice(part, choice)
+            _set_separator(part, False)
+            self.out.append(part)
         turn._reasoning.append(text)
         block.pieces.append(text)
 
@@ -340,7 +367,14 @@ class PartBuilder:
     def call_delta(self, call: ToolCall, text: str, index: int, choice: int = 0) -> None:
         """``text`` more of the call's input (``index``: its place in ``turn.tool_calls``)."""
         call._pieces.append(text)
-        self.out.append(make_call_delta(call.id, text, index, choice, call))
+        # make_call_delta inline (see ``text``): the commonest part of a tool-call stream.
+        part = _new(ToolCallDelta)
+        _set_call_id(part, call.id)
+        _set_call_text(part, text)
+        _set_call_index(part, index)
+        _set_call_choice(part, choice)
+        _set_call(part, call)
+        self.out.append(part)
 
     def call_whole(self, call: ToolCall, value: Any, index: int, choice: int = 0) -> None:
         """The call's whole input came at once, already parsed: ``value`` (a Gemini
@@ -435,8 +469,11 @@ class PartBuilder:
         turns = self.turns
         if turns[self._first].usage == usage:
             return
-        for turn in turns.values():
-            turn.usage = usage
+        if len(turns) == 1:  # one turn but for Chat n > 1: no loop to set it up
+            turns[self._first].usage = usage
+        else:
+            for turn in turns.values():
+                turn.usage = usage
         self.out.append(make_usage_update(usage))
 
     def finish(
@@ -455,7 +492,10 @@ class PartBuilder:
         finishes as ``tool_calls`` (providers that do not say so themselves:
         Gemini, Responses).
         """
-        verdict = _VERDICT_REASONS.get(outcome)
+        # Not ``_VERDICT_REASONS.get(outcome)``: an Enum member hashes in Python, per stream.
+        verdict: FinishReason | None = (
+            None if outcome is Outcome.COMPLETED else _VERDICT_REASONS.get(outcome)
+        )
         for choice, turn in self.turns.items():
             raw = raw_reasons.get(choice)
             reason: FinishReason = verdict or (
@@ -469,7 +509,9 @@ class PartBuilder:
             turn.error = error
         first = self.turns[self._first]
         assert first.finish_reason is not None
-        self.out.append(Finish(first.finish_reason, outcome, error, first.raw_finish_reason))
+        self.out.append(
+            _make_finish(first.finish_reason, outcome, error, first.raw_finish_reason)
+        )
         self.finished = True
 
     def restart(self, reason: str) -> None:
