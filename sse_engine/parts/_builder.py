@@ -16,12 +16,29 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar, cast
 
-from sse_engine._event_build import slot_builder
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._tally import Tally
+from sse_engine.parts._makers import (
+    make_call_delta,
+    make_finish,
+    make_refusal,
+    make_usage_update,
+    new,
+    set_call,
+    set_call_choice,
+    set_call_id,
+    set_call_index,
+    set_call_text,
+    set_choice,
+    set_reasoning_choice,
+    set_reasoning_text,
+    set_separator,
+    set_text,
+)
+from sse_engine.parts._makers import make_reasoning as make_reasoning  # the tests' name
+from sse_engine.parts._makers import make_text as make_text  # the tests' name
 from sse_engine.parts._parts import (
     Citation,
-    Finish,
     FinishReason,
     MessageItemStart,
     Part,
@@ -36,7 +53,6 @@ from sse_engine.parts._parts import (
     ToolCallEnd,
     ToolCallStart,
     Usage,
-    UsageUpdate,
 )
 from sse_engine.parts._turn import UNSET, JSONText, ReasoningBlock, ToolCall, Turn, joined
 
@@ -55,85 +71,6 @@ P = TypeVar("P", TextDelta, ReasoningDelta, RefusalDelta)
 #: Writes a text, reasoning or refusal delta itself (kind, text, choice) and says True, or
 #: says False and the part is made (see :meth:`PartStream.write_text_with`).
 TextWriter = Callable[[str, str, int], bool]
-
-
-# The parts made for every delta are built without attrs' frozen __init__ (which
-# sets each field through object.__setattr__): straight through the slots. A
-# third of the parts layer's cost per event, on a stream of small deltas.
-def _text_maker(cls: type[P]) -> Callable[[str, int], P]:
-    new = object.__new__
-    set_text = cls.__dict__["text"].__set__
-    set_choice = cls.__dict__["choice"].__set__
-    flag = cls.__dict__.get("separator")
-    if flag is None:
-
-        def make(text: str, choice: int) -> P:
-            part = new(cls)
-            set_text(part, text)
-            set_choice(part, choice)
-            return part
-
-        return make
-    set_separator = flag.__set__
-
-    def make_reasoning(text: str, choice: int) -> P:
-        part = new(cls)
-        set_text(part, text)
-        set_choice(part, choice)
-        set_separator(part, False)  # the model's text, never the blank line between pieces
-        return part
-
-    return make_reasoning
-
-
-Setter = Callable[[Any, Any], None]
-
-
-def _call_delta_setters() -> tuple[Setter, Setter, Setter, Setter, Setter]:
-    """The slot setters of a ToolCallDelta: ``id``, ``text``, ``index``, ``choice``, ``call``."""
-    # ``text`` is a property over its slot (it may hold a JSONText): set the slot itself.
-    names = ("id", "text", "index", "choice", "call")
-    descriptors = [ToolCallDelta.__dict__[name] for name in names]
-    setters: list[Setter] = [
-        d.fset if isinstance(d, property) and d.fset is not None else d.__set__
-        for d in descriptors
-    ]
-    set_id, set_text, set_index, set_choice, set_call = setters
-    return set_id, set_text, set_index, set_choice, set_call
-
-
-_new = object.__new__
-_set_call_id, _set_call_text, _set_call_index, _set_call_choice, _set_call = (
-    _call_delta_setters()
-)
-
-
-def make_call_delta(id: str, text: str, index: int, choice: int, call: ToolCall) -> ToolCallDelta:
-    part = _new(ToolCallDelta)
-    _set_call_id(part, id)
-    _set_call_text(part, text)
-    _set_call_index(part, index)
-    _set_call_choice(part, choice)
-    _set_call(part, call)
-    return part
-
-
-make_text = _text_maker(TextDelta)
-#: A Gemini stream reports (grown) usage in every chunk: its part is made slot by slot too.
-make_usage_update: Callable[[Usage], UsageUpdate] = slot_builder(UsageUpdate, "usage")
-make_reasoning = _text_maker(ReasoningDelta)
-make_refusal = _text_maker(RefusalDelta)
-#: Once per stream, but a short stream's parts cost is a few of these.
-_make_finish: Callable[[FinishReason, Outcome, StreamError | None, str | None], Finish] = (
-    slot_builder(Finish, "reason", "outcome", "error", "raw_reason")
-)
-# The slot setters of a TextDelta and a ReasoningDelta, for the builder's inline copies
-# of make_text and make_reasoning.
-_set_text = TextDelta.__dict__["text"].__set__
-_set_choice = TextDelta.__dict__["choice"].__set__
-_set_reasoning_text = ReasoningDelta.__dict__["text"].__set__
-_set_reasoning_choice = ReasoningDelta.__dict__["choice"].__set__
-_set_separator = ReasoningDelta.__dict__["separator"].__set__
 
 
 class _OpenBlock:
@@ -217,9 +154,9 @@ class PartBuilder:
             # Written straight through only with no part before it in this batch: order kept.
             if direct is None or self.out or not direct("text", text, choice):
                 # make_text's three lines, inline: a call is a sixth of a delta's part cost.
-                part = _new(TextDelta)
-                _set_text(part, text)
-                _set_choice(part, choice)
+                part = new(TextDelta)
+                set_text(part, text)
+                set_choice(part, choice)
                 self.out.append(part)
             try:
                 turn = self.turns[choice]
@@ -273,10 +210,10 @@ class PartBuilder:
         pieces[choice] = piece
         direct = self.direct
         if direct is None or self.out or not direct("reasoning", text, choice):
-            part = _new(ReasoningDelta)  # make_reasoning inline (see ``text``)
-            _set_reasoning_text(part, text)
-            _set_reasoning_choice(part, choice)
-            _set_separator(part, False)
+            part = new(ReasoningDelta)  # make_reasoning inline (see ``text``)
+            set_reasoning_text(part, text)
+            set_reasoning_choice(part, choice)
+            set_separator(part, False)
             self.out.append(part)
         turn._reasoning.append(text)
         block.pieces.append(text)
@@ -368,12 +305,12 @@ class PartBuilder:
         """``text`` more of the call's input (``index``: its place in ``turn.tool_calls``)."""
         call._pieces.append(text)
         # make_call_delta inline (see ``text``): the commonest part of a tool-call stream.
-        part = _new(ToolCallDelta)
-        _set_call_id(part, call.id)
-        _set_call_text(part, text)
-        _set_call_index(part, index)
-        _set_call_choice(part, choice)
-        _set_call(part, call)
+        part = new(ToolCallDelta)
+        set_call_id(part, call.id)
+        set_call_text(part, text)
+        set_call_index(part, index)
+        set_call_choice(part, choice)
+        set_call(part, call)
         self.out.append(part)
 
     def call_whole(self, call: ToolCall, value: Any, index: int, choice: int = 0) -> None:
@@ -510,7 +447,7 @@ class PartBuilder:
         first = self.turns[self._first]
         assert first.finish_reason is not None
         self.out.append(
-            _make_finish(first.finish_reason, outcome, error, first.raw_finish_reason)
+            make_finish(first.finish_reason, outcome, error, first.raw_finish_reason)
         )
         self.finished = True
 
