@@ -16,12 +16,29 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar, cast
 
-from sse_engine._event_build import slot_builder
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._tally import Tally
+from sse_engine.parts._makers import (
+    make_call_delta,
+    make_finish,
+    make_refusal,
+    make_usage_update,
+    new,
+    set_call,
+    set_call_choice,
+    set_call_id,
+    set_call_index,
+    set_call_text,
+    set_choice,
+    set_reasoning_choice,
+    set_reasoning_text,
+    set_separator,
+    set_text,
+)
+from sse_engine.parts._makers import make_reasoning as make_reasoning  # the tests' name
+from sse_engine.parts._makers import make_text as make_text  # the tests' name
 from sse_engine.parts._parts import (
     Citation,
-    Finish,
     FinishReason,
     MessageItemStart,
     Part,
@@ -36,7 +53,6 @@ from sse_engine.parts._parts import (
     ToolCallEnd,
     ToolCallStart,
     Usage,
-    UsageUpdate,
 )
 from sse_engine.parts._turn import UNSET, JSONText, ReasoningBlock, ToolCall, Turn, joined
 
@@ -55,66 +71,6 @@ P = TypeVar("P", TextDelta, ReasoningDelta, RefusalDelta)
 #: Writes a text, reasoning or refusal delta itself (kind, text, choice) and says True, or
 #: says False and the part is made (see :meth:`PartStream.write_text_with`).
 TextWriter = Callable[[str, str, int], bool]
-
-
-# The parts made for every delta are built without attrs' frozen __init__ (which
-# sets each field through object.__setattr__): straight through the slots. A
-# third of the parts layer's cost per event, on a stream of small deltas.
-def _text_maker(cls: type[P]) -> Callable[[str, int], P]:
-    new = object.__new__
-    set_text = cls.__dict__["text"].__set__
-    set_choice = cls.__dict__["choice"].__set__
-    flag = cls.__dict__.get("separator")
-    if flag is None:
-
-        def make(text: str, choice: int) -> P:
-            part = new(cls)
-            set_text(part, text)
-            set_choice(part, choice)
-            return part
-
-        return make
-    set_separator = flag.__set__
-
-    def make_reasoning(text: str, choice: int) -> P:
-        part = new(cls)
-        set_text(part, text)
-        set_choice(part, choice)
-        set_separator(part, False)  # the model's text, never the blank line between pieces
-        return part
-
-    return make_reasoning
-
-
-def _call_delta_maker() -> Callable[[str, str, int, int, ToolCall], ToolCallDelta]:
-    new = object.__new__
-    # ``text`` is a property over its slot (it may hold a JSONText): set the slot itself.
-    names = ("id", "text", "index", "choice", "call")
-    descriptors = [ToolCallDelta.__dict__[name] for name in names]
-    setters: list[Callable[[Any, Any], None]] = [
-        d.fset if isinstance(d, property) and d.fset is not None else d.__set__
-        for d in descriptors
-    ]
-    set_id, set_text, set_index, set_choice, set_call = setters
-
-    def make(id: str, text: str, index: int, choice: int, call: ToolCall) -> ToolCallDelta:
-        part = new(ToolCallDelta)
-        set_id(part, id)
-        set_text(part, text)
-        set_index(part, index)
-        set_choice(part, choice)
-        set_call(part, call)
-        return part
-
-    return make
-
-
-make_text = _text_maker(TextDelta)
-#: A Gemini stream reports (grown) usage in every chunk: its part is made slot by slot too.
-make_usage_update: Callable[[Usage], UsageUpdate] = slot_builder(UsageUpdate, "usage")
-make_reasoning = _text_maker(ReasoningDelta)
-make_refusal = _text_maker(RefusalDelta)
-make_call_delta = _call_delta_maker()
 
 
 class _OpenBlock:
@@ -197,7 +153,11 @@ class PartBuilder:
             direct = self.direct
             # Written straight through only with no part before it in this batch: order kept.
             if direct is None or self.out or not direct("text", text, choice):
-                self.out.append(make_text(text, choice))
+                # make_text's three lines, inline: a call is a sixth of a delta's part cost.
+                part = new(TextDelta)
+                set_text(part, text)
+                set_choice(part, choice)
+                self.out.append(part)
             try:
                 turn = self.turns[choice]
             except KeyError:
@@ -250,7 +210,11 @@ class PartBuilder:
         pieces[choice] = piece
         direct = self.direct
         if direct is None or self.out or not direct("reasoning", text, choice):
-            self.out.append(make_reasoning(text, choice))
+            part = new(ReasoningDelta)  # make_reasoning inline (see ``text``)
+            set_reasoning_text(part, text)
+            set_reasoning_choice(part, choice)
+            set_separator(part, False)
+            self.out.append(part)
         turn._reasoning.append(text)
         block.pieces.append(text)
 
@@ -340,7 +304,14 @@ class PartBuilder:
     def call_delta(self, call: ToolCall, text: str, index: int, choice: int = 0) -> None:
         """``text`` more of the call's input (``index``: its place in ``turn.tool_calls``)."""
         call._pieces.append(text)
-        self.out.append(make_call_delta(call.id, text, index, choice, call))
+        # make_call_delta inline (see ``text``): the commonest part of a tool-call stream.
+        part = new(ToolCallDelta)
+        set_call_id(part, call.id)
+        set_call_text(part, text)
+        set_call_index(part, index)
+        set_call_choice(part, choice)
+        set_call(part, call)
+        self.out.append(part)
 
     def call_whole(self, call: ToolCall, value: Any, index: int, choice: int = 0) -> None:
         """The call's whole input came at once, already parsed: ``value`` (a Gemini
@@ -435,8 +406,11 @@ class PartBuilder:
         turns = self.turns
         if turns[self._first].usage == usage:
             return
-        for turn in turns.values():
-            turn.usage = usage
+        if len(turns) == 1:  # one turn but for Chat n > 1: no loop to set it up
+            turns[self._first].usage = usage
+        else:
+            for turn in turns.values():
+                turn.usage = usage
         self.out.append(make_usage_update(usage))
 
     def finish(
@@ -455,7 +429,10 @@ class PartBuilder:
         finishes as ``tool_calls`` (providers that do not say so themselves:
         Gemini, Responses).
         """
-        verdict = _VERDICT_REASONS.get(outcome)
+        # Not ``_VERDICT_REASONS.get(outcome)``: an Enum member hashes in Python, per stream.
+        verdict: FinishReason | None = (
+            None if outcome is Outcome.COMPLETED else _VERDICT_REASONS.get(outcome)
+        )
         for choice, turn in self.turns.items():
             raw = raw_reasons.get(choice)
             reason: FinishReason = verdict or (
@@ -469,7 +446,9 @@ class PartBuilder:
             turn.error = error
         first = self.turns[self._first]
         assert first.finish_reason is not None
-        self.out.append(Finish(first.finish_reason, outcome, error, first.raw_finish_reason))
+        self.out.append(
+            make_finish(first.finish_reason, outcome, error, first.raw_finish_reason)
+        )
         self.finished = True
 
     def restart(self, reason: str) -> None:
