@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, ClassVar, Generic, NoReturn, TypeVar
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar, cast
 
 from sse_engine._errors import EventTooLarge, ProtocolError, UsageError
 from sse_engine._headers import (
@@ -286,7 +286,7 @@ class Lane(Generic[E]):
         """One read's events (and kept comments); :meth:`_open_for` first unless ``_plain``."""
         if not self._plain and (done := self._open_for(data)) is not None:
             return done
-        if type(data) is not bytes and isinstance(data, str):
+        if type(data) is not bytes and isinstance(cast(object, data), str):
             refuse_str()
         parser = self._parser
         # Bytes after the verdict are still parsed, so that what is reported

@@ -38,7 +38,11 @@ def runs(
 
 
 def refuse_str() -> NoReturn:
-    """A read given as ``str``: the lane takes the body's bytes and decodes them itself."""
+    """A read given as ``str``: the lane takes the body's bytes and decodes them itself.
+
+    A read's annotation excludes ``str``, but a caller without type checking passes
+    one anyway: the lane tests ``isinstance(cast(object, data), str)``.
+    """
     raise UsageError(
         "feed() takes bytes, not str: pass the raw body bytes (the lane decodes UTF-8)"
     )
