@@ -5,7 +5,7 @@ each property test runs the count written next to it as ``ci``, or 20 where
 none is written. Those counts were set from a measured run (the examples of
 one test, all its parameters together, cost about 0.3 s on an idle two-core
 machine, and never fewer than 5 examples; 2 where the parameters, not the
-examples, give the breadth), so that the whole suite stays about a minute.
+examples, give the breadth), so that the whole suite takes about two minutes.
 The deep run, ``HYPOTHESIS_PROFILE=thorough`` (or ``pytest --hypothesis-profile
 thorough``), which CI runs, gives every test its ``thorough`` count, the count
 it ran before the suite was budgeted, and the docs blocks and long splits their
