@@ -111,9 +111,10 @@ def json_text(payload: Any, separators: tuple[str, str] = (",", ":")) -> str:
     falls back to ASCII escapes, so it still round-trips."""
     encode = _encoder(*separators)
     try:
-        if encode is None:
-            raise RecursionError  # no C encoder: json.dumps says it all
-        text = "".join(encode(payload, 0))
+        if encode is None:  # json without its C accelerator
+            text = json.dumps(payload, ensure_ascii=False, separators=separators)
+        else:
+            text = "".join(encode(payload, 0))
     except (RecursionError, ValueError, TypeError):
         # A cycle, a value JSON has no form for: json.dumps's own exception, as always.
         text = json.dumps(payload, ensure_ascii=False, separators=separators)

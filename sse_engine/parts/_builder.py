@@ -35,8 +35,6 @@ from sse_engine.parts._makers import (
     set_separator,
     set_text,
 )
-from sse_engine.parts._makers import make_reasoning as make_reasoning  # the tests' name
-from sse_engine.parts._makers import make_text as make_text  # the tests' name
 from sse_engine.parts._parts import (
     Citation,
     FinishReason,
@@ -406,11 +404,8 @@ class PartBuilder:
         turns = self.turns
         if turns[self._first].usage == usage:
             return
-        if len(turns) == 1:  # one turn but for Chat n > 1: no loop to set it up
-            turns[self._first].usage = usage
-        else:
-            for turn in turns.values():
-                turn.usage = usage
+        for turn in turns.values():
+            turn.usage = usage
         self.out.append(make_usage_update(usage))
 
     def finish(
@@ -429,10 +424,7 @@ class PartBuilder:
         finishes as ``tool_calls`` (providers that do not say so themselves:
         Gemini, Responses).
         """
-        # Not ``_VERDICT_REASONS.get(outcome)``: an Enum member hashes in Python, per stream.
-        verdict: FinishReason | None = (
-            None if outcome is Outcome.COMPLETED else _VERDICT_REASONS.get(outcome)
-        )
+        verdict = _VERDICT_REASONS.get(outcome)
         for choice, turn in self.turns.items():
             raw = raw_reasons.get(choice)
             reason: FinishReason = verdict or (

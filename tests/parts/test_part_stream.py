@@ -363,7 +363,7 @@ def test_turn_and_tool_call_compare_by_value() -> None:
 def test_parts_made_on_the_hot_path_are_the_frozen_parts_their_constructor_makes() -> None:
     import attrs
 
-    from sse_engine.parts._builder import make_call_delta, make_reasoning, make_refusal, make_text
+    from sse_engine.parts._makers import make_call_delta, make_reasoning, make_refusal, make_text
 
     call = ToolCall("c", "f")
     made = [make_text("a", 1), make_reasoning("b", 0), make_refusal("c", 2),
