@@ -43,6 +43,11 @@ class Load:
     hangup_every: int = 0
     hangup_at: int = 150
     procs: int = 1
+    #: Seconds the gateway idles after the warm-up before its idle memory is read.
+    settle: float = 0.5
+    #: Seconds the clients' processes get to import before the first request is due
+    #: (one that is late starts at once: only the figures of a real soak care).
+    head_start: float = 1.5
 
     @property
     def seconds(self) -> float:
@@ -144,11 +149,11 @@ def _run(stack: str | None, kind: str, load: Load, seed_base: int, tmp: Path,
         try:
             port = upstream.port if gateway is None else gateway.port
             _warm(port, kind)
-            time.sleep(0.5)
+            time.sleep(load.settle)
             idle = rss_bytes(gateway.pid) if gateway else 0
             warm = _stats(upstream.port, reset=True)["events"]
             load1 = os.getloadavg()[0]
-            start_at = time.monotonic() + 1.5  # the clients' processes import meanwhile
+            start_at = time.monotonic() + load.head_start
             clients += [
                 Child("benchmarks.gateway_soak.loadgen", [
                     "--port", str(port), "--kind", kind, "--clients", str(load.clients),
