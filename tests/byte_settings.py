@@ -12,13 +12,13 @@ from hypothesis_budget import examples
 
 #: For the properties whose examples are whole streams.
 HEAVY = settings(
-    max_examples=examples(11, thorough=300),
+    max_examples=examples(6, thorough=300),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 #: For the properties whose examples are a line or a value.
 LIGHT = settings(
-    max_examples=examples(23, thorough=150),
+    max_examples=examples(12, thorough=150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -50,7 +50,7 @@ def test_once_a_prefix_tells_every_longer_one_says_the_same(name: str, cut: int)
     assert early is None or (whole is not None and early.format == whole.format)
 
 
-@settings(max_examples=examples(48, thorough=150), deadline=None)
+@settings(max_examples=examples(24, thorough=150), deadline=None)
 @given(data=st.binary(max_size=400), status=st.sampled_from([200, 400, 503]))
 def test_any_bytes_give_an_answer_never_an_exception(data: bytes, status: int) -> None:
     found = detect(b"data: " + data + b"\n\n" + data, status=status)

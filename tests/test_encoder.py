@@ -35,7 +35,7 @@ def parse_in_chunks(body: bytes, cuts: list[int]) -> list[ServerSentEvent | Comm
     return out + parser.close()
 
 
-@settings(max_examples=examples(12, thorough=300), deadline=None)
+@settings(max_examples=examples(6, thorough=300), deadline=None)
 @given(st.lists(events, max_size=6), st.lists(st.integers(0, 10**6), max_size=8))
 def test_round_trip_under_any_chunking(
     batch: list[tuple[str, str | None, str | None, int | None]], cuts: list[int]
@@ -137,7 +137,7 @@ def _reference(payload: object, separators: tuple[str, str]) -> str | type[BaseE
     return text
 
 
-@settings(max_examples=examples(150, thorough=1000), deadline=None)
+@settings(max_examples=examples(75, thorough=1000), deadline=None)
 @given(_values, st.sampled_from([(",", ":"), (",", ": "), (", ", ": ")]))
 def test_json_text_is_json_dumps(payload: object, separators: tuple[str, str]) -> None:
     """json_text (the C encoder made once) writes what json.dumps writes, raises what it

@@ -203,7 +203,7 @@ def as_json(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-@settings(max_examples=examples(23, thorough=200), deadline=None)
+@settings(max_examples=examples(12, thorough=200), deadline=None)
 @given(st.dictionaries(tricky_text, json_values, max_size=4), json_values)
 def test_unknown_payloads_come_back_exactly(extra: dict[str, Any], value: Any) -> None:
     """An unknown frame of each lane is passed through; its raw payload must be the same.
@@ -225,7 +225,7 @@ def test_unknown_payloads_come_back_exactly(extra: dict[str, Any], value: Any) -
         assert raws(events)[0] == as_json(chat_payload)
 
 
-@settings(max_examples=examples(40, thorough=100), deadline=None)
+@settings(max_examples=examples(20, thorough=100), deadline=None)
 @given(st.lists(tricky_text.filter(bool), min_size=1, max_size=5))
 def test_chat_text_deltas_survive_the_trip(pieces: list[str]) -> None:
     chunks = [

@@ -18,7 +18,7 @@ from hypothesis_budget import examples
 from sse_engine._json import LOSS_DEPTH, LOSS_NAN, LOSS_TYPE, MAX_DEPTH, describe, plain_json
 
 SETTINGS = settings(
-    max_examples=examples(25, thorough=200),
+    max_examples=examples(12, thorough=200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -26,7 +26,7 @@ from sse_engine import Comment, Lane, ProtocolError, StreamEnd, UsageError
 from sse_engine._lane_decode import lane_loads
 
 SETTINGS = settings(
-    max_examples=examples(26, thorough=600),
+    max_examples=examples(13, thorough=600),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -167,7 +167,7 @@ def outcome(loads: Any, text: str) -> tuple[str, str]:
     return "value", json.dumps(value) + repr(type(value))
 
 
-@settings(max_examples=examples(45, thorough=2000), deadline=None)
+@settings(max_examples=examples(22, thorough=2000), deadline=None)
 @given(text=near_json())
 @example(text="[" * 100_000)  # RecursionError from the scanner, then from json.loads
 @example(text="1" * 5000)  # past the int digit limit: ValueError

@@ -42,7 +42,7 @@ BODIES = {p.name: p.read_bytes() for p in sorted(CAPTURES.glob("*.sse"))}
 LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.items()}
 LOADS: dict[str, Callable[[Any], Any]] = {"json": json.loads, "orjson": orjson.loads}
 FUZZ = settings(
-    max_examples=examples(11, thorough=250),
+    max_examples=examples(6, thorough=250),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -221,7 +221,7 @@ def payload_positions(draw: st.DrawFn) -> tuple[str, int, int]:
     return name, block, draw(st.integers(0, 10_000))
 
 
-@settings(FUZZ, max_examples=examples(38, thorough=300))
+@settings(FUZZ, max_examples=examples(19, thorough=300))
 @given(
     where=payload_positions(),
     value=st.sampled_from([DEEP, float("nan"), float("-inf"), 10**4000]),

@@ -112,7 +112,7 @@ def final_completion(body: bytes) -> Any:
 
 
 @settings(
-    max_examples=examples(8, thorough=100),
+    max_examples=examples(5, thorough=100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

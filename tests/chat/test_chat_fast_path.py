@@ -33,7 +33,7 @@ from sse_engine.chat._calls import ChatCalls
 from sse_engine.chat._events import new_arguments_delta, new_chunk, new_content_delta
 
 SETTINGS = settings(
-    max_examples=examples(11, thorough=250), deadline=None,
+    max_examples=examples(6, thorough=250), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 STREAMS = sorted(p.name for p in CAPTURES.glob("chat_*.sse"))
@@ -126,7 +126,7 @@ _NEAR = [
 
 @pytest.mark.parametrize("strict", [False, True])
 @given(st.lists(st.sampled_from(_NEAR), max_size=6), st.booleans())
-@settings(max_examples=examples(40, thorough=150), deadline=None)
+@settings(max_examples=examples(20, thorough=150), deadline=None)
 def test_near_misses_of_the_common_shape(
     strict: bool, later: list[dict[str, Any]], done: bool
 ) -> None:

@@ -74,7 +74,7 @@ _error_data = st.one_of(
 )
 
 
-@settings(max_examples=examples(28, thorough=150), deadline=None)
+@settings(max_examples=examples(14, thorough=150), deadline=None)
 @given(_error_data, st.booleans())
 def test_an_error_event_is_a_failure_whatever_its_data(data: str, mid_stream: bool) -> None:
     before = sse(chunk([choice(content="a")])) if mid_stream else b""

@@ -19,7 +19,7 @@ from sse_engine import LaneEvent, Outcome, SSEEngineError
 from sse_engine.chat import ChatCompletionsLane, ChatToolCallStarted
 
 SETTINGS = settings(
-    max_examples=examples(19, thorough=200),
+    max_examples=examples(10, thorough=200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

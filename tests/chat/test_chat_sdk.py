@@ -421,7 +421,7 @@ def chat_streams(draw: st.DrawFn) -> bytes:
     return sse(*frames, "[DONE]")
 
 
-@settings(max_examples=examples(9, thorough=60), deadline=None,
+@settings(max_examples=examples(5, thorough=60), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(chat_streams())
 def test_generated_streams_equal_the_sdk(body: bytes) -> None:
@@ -453,7 +453,7 @@ _extras = st.fixed_dictionaries({}, optional={
 })
 
 
-@settings(max_examples=examples(15, thorough=60), deadline=None,
+@settings(max_examples=examples(8, thorough=60), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_extras, min_size=1, max_size=8))
 def test_nested_provider_extras_merge_like_the_sdk(deltas: list[dict[str, Any]]) -> None:

@@ -190,7 +190,7 @@ def test_a_body_without_a_head_is_left_alone() -> None:
 _COMPARED = ("lane", "outcome", "error", "text", "tool_calls", "event_counts", "usage", "stop")
 
 
-@settings(max_examples=examples(19, thorough=30), deadline=None,
+@settings(max_examples=examples(10, thorough=30), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(
     name=st.sampled_from(sorted(p.name for p in CAPTURES.glob("*_*.sse"))),

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from sse_engine import FORMATS
 from sse_engine.cli import main
@@ -50,7 +51,7 @@ def bodies(draw: st.DrawFn) -> bytes:
     return draw(st.binary(max_size=300))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[
+@settings(max_examples=examples(15, thorough=60), deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.data_too_large,
     HealthCheck.function_scoped_fixture,  # capsys is read (and so emptied) by every example
 ])

@@ -25,7 +25,7 @@ from sse_engine import Conversation
 PAIRS = [(source, target) for source in REQUEST_FORMATS for target in REQUEST_FORMATS
          if source != target]
 ACROSS = settings(
-    max_examples=int(os.environ.get("CONVERSATION_EXAMPLES", examples(5, thorough=150))),
+    max_examples=int(os.environ.get("CONVERSATION_EXAMPLES", examples(3, thorough=150))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -97,7 +97,7 @@ _NEAR = [
 
 @pytest.mark.parametrize("strict", [False, True])
 @given(st.lists(st.sampled_from(_NEAR), max_size=6))
-@settings(max_examples=examples(40, thorough=150), deadline=None)
+@settings(max_examples=examples(20, thorough=150), deadline=None)
 def test_near_misses_of_the_common_shape(strict: bool, later: list[dict[str, Any]]) -> None:
     body = b"".join(_chunk(candidate) for candidate in [_text, *later])
     both([body], strict)

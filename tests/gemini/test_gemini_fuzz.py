@@ -24,7 +24,7 @@ from sse_engine import Outcome, SSEEngineError, StreamEnd, encode_lane_events
 from sse_engine.gemini import GeminiLane, encode_gemini_event
 
 FUZZ = settings(
-    max_examples=examples(17, thorough=200),
+    max_examples=examples(8, thorough=200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

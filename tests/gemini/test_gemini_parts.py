@@ -171,7 +171,7 @@ def test_gemini_tools_two_keeps_the_signature_on_the_first_call_only() -> None:
 # -- one turn, written as Gemini and as Chat: the same turn ------------------------------------
 
 
-@settings(max_examples=examples(34, thorough=60), deadline=None,
+@settings(max_examples=examples(17, thorough=60), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(spec=turn_specs())
 def test_one_turn_as_gemini_reads_as_the_same_turn_as_chat(spec: TurnSpec) -> None:

@@ -22,7 +22,7 @@ from sse_engine import Conversation, GeminiLane, Message, Text, Tool, ToolResult
 from sse_engine.parts import PartStream, ReasoningBlock, ToolCall
 
 ROUND_TRIP = settings(
-    max_examples=examples(22, thorough=300),
+    max_examples=examples(11, thorough=300),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -41,7 +41,7 @@ def _written(args: dict[str, Any]) -> str:
     return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
 
 
-@settings(max_examples=examples(16, thorough=150), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8, thorough=150), suppress_health_check=[HealthCheck.too_slow])
 @given(_args)
 def test_every_reader_of_a_whole_input_sees_its_compact_json_text(args: dict[str, Any]) -> None:
     parts, stream = _parts(args)
@@ -61,7 +61,7 @@ def test_every_reader_of_a_whole_input_sees_its_compact_json_text(args: dict[str
     assert repr(delta) == repr(ToolCallDelta(delta.id, text, delta.index, delta.choice))
 
 
-@settings(max_examples=examples(6, thorough=60), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(5, thorough=60), suppress_health_check=[HealthCheck.too_slow])
 @given(_args)
 def test_unread_whole_input_pickles_copies_and_introspects_as_its_text(
     args: dict[str, Any],

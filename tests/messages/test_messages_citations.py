@@ -158,7 +158,7 @@ def _significant(parts: list[Part]) -> list[Part]:
     return [p for p in parts if isinstance(p, Citation | ServerToolResult)]
 
 
-@settings(max_examples=examples(23, thorough=60), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12, thorough=60), suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_any_split_gives_the_same_citations_and_results(data: st.DataObject) -> None:
     body = data.draw(st.sampled_from([every_kind(), capture("messages_web_search.sse")]))
@@ -194,7 +194,7 @@ def test_a_messages_relay_writes_the_citations_of_the_requests_documents() -> No
     assert _sdk_citations(web) == [] and [b["type"] for b in web["content"]] == ["text"]
 
 
-@settings(max_examples=examples(19, thorough=30), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10, thorough=30), suppress_health_check=[HealthCheck.too_slow])
 @given(cuts=st.lists(st.integers(0, 4000), max_size=8))
 def test_the_relayed_citations_do_not_depend_on_the_reads(cuts: list[int]) -> None:
     body = every_kind()

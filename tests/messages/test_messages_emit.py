@@ -209,7 +209,7 @@ def test_the_openai_sdk_reads_every_relayed_calls_arguments_as_sent(
 # -- the reader, against the SDK's ---------------------------------------------------------
 
 
-@settings(max_examples=examples(29, thorough=400), deadline=None)
+@settings(max_examples=examples(14, thorough=400), deadline=None)
 @given(data=st.data())
 def test_every_prefix_written_is_one_the_sdk_reads_and_a_readable_input_is_written_whole(
     data: st.DataObject,

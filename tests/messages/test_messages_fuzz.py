@@ -27,7 +27,7 @@ CAPTURES = [
 ]
 BODIES = {name: capture(name) for name in CAPTURES}
 FUZZ = settings(
-    max_examples=examples(34, thorough=200),
+    max_examples=examples(17, thorough=200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -166,7 +166,7 @@ def typed_payload(draw: st.DrawFn) -> dict[str, Any]:
     return payload
 
 
-@settings(FUZZ, max_examples=examples(6, thorough=150))
+@settings(FUZZ, max_examples=examples(5, thorough=150))
 @given(st.lists(typed_payload(), max_size=10), st.booleans(), st.booleans())
 def test_random_typed_payloads_only_raise_engine_errors(
     payloads: list[dict[str, Any]], strict: bool, with_start: bool

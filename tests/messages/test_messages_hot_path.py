@@ -25,7 +25,7 @@ from sse_engine import StreamEnd
 from sse_engine.messages import MessagesLane, TextBlockDelta
 
 SETTINGS = settings(
-    max_examples=examples(8, thorough=300), deadline=None,
+    max_examples=examples(5, thorough=300), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 

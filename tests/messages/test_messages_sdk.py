@@ -322,7 +322,7 @@ def realistic_stream(draw: st.DrawFn) -> bytes:
 
 
 @settings(
-    max_examples=examples(18, thorough=100),
+    max_examples=examples(9, thorough=100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

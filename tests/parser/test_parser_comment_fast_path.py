@@ -27,7 +27,7 @@ from test_parser_properties import CUTS, reference, run, run_limited, split
 from sse_engine import Comment, ServerSentEvent, SSEParser
 
 MANY = settings(
-    max_examples=examples(20, thorough=150), deadline=None,
+    max_examples=examples(10, thorough=150), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 _COMMENTS = st.sampled_from(

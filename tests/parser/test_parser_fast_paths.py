@@ -33,7 +33,7 @@ _VALUES = st.one_of(
 #: Each example is a stream of up to 40 blocks, fed three ways: fewer examples
 #: than the general properties, each covering more.
 MANY = settings(
-    max_examples=examples(14, thorough=150),
+    max_examples=examples(7, thorough=150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -15,7 +15,7 @@ from test_parser_properties import CUTS, split
 from sse_engine import Comment, ServerSentEvent, SSEParser, UsageError
 
 FUZZ = settings(
-    max_examples=examples(43, thorough=200),
+    max_examples=examples(22, thorough=200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -127,7 +127,7 @@ _CRLF_BLOCK = st.tuples(
 ).map(lambda parts: parts[0] + parts[1] + b"data: " + parts[2] + b"\r\n\r\n")
 
 
-@settings(FUZZ, max_examples=examples(35, thorough=80))
+@settings(FUZZ, max_examples=examples(18, thorough=80))
 @given(blocks=st.lists(_CRLF_BLOCK, min_size=1, max_size=30), cuts=CUTS, comments=st.booleans())
 def test_long_crlf_reads_mark_where_their_lf_form_does(
     blocks: list[bytes], cuts: list[int], comments: bool

@@ -90,7 +90,7 @@ def _feed_all(reads: list[bytes], as_type: type, **kwargs: Any) -> list[Any]:
 
 
 ONE_BLOCK = settings(
-    max_examples=examples(18, thorough=400),
+    max_examples=examples(9, thorough=400),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -684,7 +684,7 @@ def long_numbers(draw: st.DrawFn) -> str:
     return f"[{sign}{integer}{fraction}{exponent}]"
 
 
-@settings(max_examples=examples(32, thorough=120), deadline=None)
+@settings(max_examples=examples(16, thorough=120), deadline=None)
 @given(long_numbers(), st.lists(st.integers(0, 10**5), max_size=12))
 def test_a_long_number_read_after_every_fragment_agrees_with_jiter(
     text: str, cuts: list[int]

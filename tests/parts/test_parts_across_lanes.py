@@ -100,7 +100,7 @@ def expected_usage(spec: TurnSpec, lane: str) -> Usage | None:
     return Usage(u.input, u.output, u.input + u.output, u.cached, u.reasoning, written)
 
 
-@settings(max_examples=examples(10, thorough=60), deadline=None,
+@settings(max_examples=examples(5, thorough=60), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(spec=turn_specs(), data=st.data())
 def test_one_turn_in_every_wire_format_gives_the_same_parts_and_turn(

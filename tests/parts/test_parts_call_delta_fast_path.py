@@ -30,7 +30,7 @@ from sse_engine.parts import PartStream
 from sse_engine.responses import ResponseCallDeltaEvent
 from sse_engine.responses._parts import ResponsesParts
 
-FAST = settings(max_examples=examples(11, thorough=300), deadline=None,
+FAST = settings(max_examples=examples(6, thorough=300), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -44,7 +44,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=examples(15, thorough=40), deadline=None)
+@settings(max_examples=examples(8, thorough=40), deadline=None)
 @given(lane=st.sampled_from(list(LANES)), value=st.dictionaries(st.text(max_size=5), _values,
                                                                  max_size=4), data=st.data())
 def test_the_partial_input_after_every_event_is_jiters_partial_value(

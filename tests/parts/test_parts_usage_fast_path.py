@@ -32,7 +32,7 @@ from sse_engine.parts._builder import make_usage_update
 
 _KEYS = ("promptTokenCount", "toolUsePromptTokenCount", "candidatesTokenCount",
          "thoughtsTokenCount", "totalTokenCount", "cachedContentTokenCount")
-FAST = settings(max_examples=examples(9, thorough=300), deadline=None,
+FAST = settings(max_examples=examples(5, thorough=300), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 
 

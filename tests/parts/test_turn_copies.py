@@ -56,7 +56,7 @@ def same(copied: Turn, turn: Turn) -> None:
         assert mine.arguments == theirs.arguments
 
 
-@settings(max_examples=examples(14, thorough=150), deadline=None)
+@settings(max_examples=examples(7, thorough=150), deadline=None)
 @given(
     value=st.dictionaries(st.text(max_size=4), JSON_VALUES, max_size=4),
     cuts=st.lists(st.integers(0, 500), max_size=6),

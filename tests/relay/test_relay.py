@@ -358,7 +358,7 @@ def test_a_resumed_upstream_is_relayed_as_if_it_never_broke(
     assert out == whole
 
 
-@settings(max_examples=examples(52, thorough=200), deadline=None)
+@settings(max_examples=examples(26, thorough=200), deadline=None)
 @given(
     status=st.none() | st.integers(min_value=0, max_value=1000),
     code=st.sampled_from([None, "overloaded_error", "rate_limit_exceeded", "UNAVAILABLE", "x"]),

@@ -252,7 +252,7 @@ def test_every_target_sdk_reads_what_the_parts_said(
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 @settings(
-    max_examples=examples(6, thorough=40), deadline=None,
+    max_examples=examples(5, thorough=40), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(script=scripts())

@@ -98,7 +98,7 @@ def check_all(lane: type[Lane[Any]], data: bytes, reads: list[int], lean: bool) 
 
 
 @settings(
-    max_examples=examples(12, thorough=60), deadline=None,
+    max_examples=examples(6, thorough=60), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(spec=turn_specs(), source=st.sampled_from(sorted(ALL_LANES)), read=st.integers(1, 400),
@@ -110,7 +110,7 @@ def test_generated_turns_relay_the_same_bytes_by_either_path(
 
 
 @settings(
-    max_examples=examples(15, thorough=40), deadline=None,
+    max_examples=examples(8, thorough=40), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(name=st.sampled_from(sorted(CAPTURES)), read=st.integers(1, 300), lean=st.booleans())
@@ -200,7 +200,7 @@ def near_turns(draw: st.DrawFn) -> tuple[str, bytes]:
 _READS = st.lists(st.integers(0, 10**6), max_size=12)
 
 
-@settings(max_examples=examples(18, thorough=300), deadline=None,
+@settings(max_examples=examples(9, thorough=300), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(case=near_turns(), reads=_READS, lean=st.booleans())
 def test_streams_one_step_from_a_turn_relay_the_same_by_either_path(
@@ -219,7 +219,7 @@ def _chunk(choice: int, delta: dict[str, Any], **more: Any) -> bytes:
 _FIELDS = ["content", "reasoning_content", "refusal"]
 
 
-@settings(max_examples=examples(40, thorough=300), deadline=None,
+@settings(max_examples=examples(20, thorough=300), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(
     deltas=st.lists(st.tuples(st.integers(0, 2), st.sampled_from(_FIELDS),
@@ -264,7 +264,7 @@ def resumed(target: str, data: bytes, cut: int, replay: bool, lean: bool) -> byt
         + relay.close()
 
 
-@settings(max_examples=examples(15, thorough=100), deadline=None)
+@settings(max_examples=examples(8, thorough=100), deadline=None)
 @given(name=st.sampled_from(["responses_basic.sse", "responses_reasoning.sse"]),
        cut=st.integers(0, 10_000), replay=st.booleans(), lean=st.booleans())
 def test_a_resumed_upstream_relays_the_same_by_either_path(

@@ -68,7 +68,7 @@ def upstreams(draw: st.DrawFn) -> tuple[str, bytes]:
 
 @pytest.mark.parametrize("target", TARGETS)
 @settings(
-    max_examples=examples(7, thorough=120),
+    max_examples=examples(5, thorough=120),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

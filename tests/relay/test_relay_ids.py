@@ -157,7 +157,7 @@ def read_parts(lane: str, data: bytes) -> tuple[Any, ...]:
     return ids(stream.feed(data) + stream.close(), stream)
 
 
-@settings(max_examples=examples(10, thorough=40), deadline=None,
+@settings(max_examples=examples(5, thorough=40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(spec=turn_specs())
 def test_an_identity_relay_keeps_every_id_the_source_gave(spec: TurnSpec) -> None:

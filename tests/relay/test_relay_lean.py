@@ -89,7 +89,7 @@ def assert_same(lean: tuple[bytes, Relay], default: tuple[bytes, Relay]) -> None
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", STREAMS + sorted(PRESTREAM))
-@settings(max_examples=examples(2, thorough=8), deadline=None)
+@settings(max_examples=examples(1, thorough=8), deadline=None)
 @given(read=st.integers(1, 400))
 def test_a_lean_relay_writes_the_bytes_of_the_default_one_for_every_capture(
     name: str, target: str, read: int

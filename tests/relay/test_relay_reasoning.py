@@ -146,7 +146,7 @@ def pairs() -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("lane", ["messages", "responses"])
-@settings(max_examples=examples(10, thorough=30), deadline=None,
+@settings(max_examples=examples(5, thorough=30), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_an_identity_relay_gives_the_client_the_sources_blocks_of_reasoning(

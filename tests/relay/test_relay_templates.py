@@ -46,7 +46,7 @@ def responses_payload(text: str, number: object) -> dict[str, object]:
     }
 
 
-@settings(max_examples=examples(29, thorough=300), deadline=None)
+@settings(max_examples=examples(14, thorough=300), deadline=None)
 @given(text=TEXTS, number=st.integers(0, 10**9))
 def test_a_filled_template_is_the_encoders_frame(text: str, number: int) -> None:
     try:

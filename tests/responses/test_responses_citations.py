@@ -172,7 +172,7 @@ def _significant(parts: list[Part]) -> list[Part]:
     return [p for p in parts if isinstance(p, Citation | ServerToolResult)]
 
 
-@settings(max_examples=examples(19, thorough=60), suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10, thorough=60), suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_any_split_gives_the_same_citations_and_results(data: st.DataObject) -> None:
     body = _bodies()[data.draw(st.sampled_from(sorted(_bodies())))]

@@ -35,7 +35,7 @@ from sse_engine.responses import (
 )
 
 SETTINGS = settings(
-    max_examples=examples(8, thorough=300), deadline=None,
+    max_examples=examples(5, thorough=300), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 

@@ -248,7 +248,7 @@ responses = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=examples(42, thorough=200), deadline=None)
+@settings(max_examples=examples(21, thorough=200), deadline=None)
 @given(response=responses, truncated_first=st.booleans())
 def test_any_object_gives_exactly_one_stream_end_and_plain_json(
     response: dict[str, Any], truncated_first: bool

@@ -412,7 +412,7 @@ def _final_part(part: dict[str, Any]) -> dict[str, Any]:
 
 
 @settings(
-    max_examples=examples(13, thorough=300),
+    max_examples=examples(6, thorough=300),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -474,7 +474,7 @@ def _call_items(payloads: list[dict[str, Any]]) -> set[str]:
 
 
 @settings(
-    max_examples=examples(36, thorough=200),
+    max_examples=examples(18, thorough=200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -108,7 +108,7 @@ def step(stream: PartStream, name: str, rest: bytes) -> list[Part]:
 
 
 @settings(
-    max_examples=examples(60, thorough=150),
+    max_examples=examples(30, thorough=150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

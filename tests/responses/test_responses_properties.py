@@ -16,7 +16,7 @@ from sse_engine import LaneEvent, Outcome, SSEEngineError, StreamEnd, StreamRest
 from sse_engine.responses import ResponsesLane
 
 SETTINGS = settings(
-    max_examples=examples(33, thorough=200),
+    max_examples=examples(16, thorough=200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

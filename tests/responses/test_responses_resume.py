@@ -297,7 +297,7 @@ def resume_skipping(
     return lane
 
 
-@settings(max_examples=examples(37, thorough=300), deadline=None)
+@settings(max_examples=examples(18, thorough=300), deadline=None)
 @given(
     data=st.data(),
     terminal=st.sampled_from(["response.completed", "response.incomplete"]),

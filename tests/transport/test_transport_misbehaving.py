@@ -120,7 +120,7 @@ _dates = st.none() | _moments.map(_http_date) | st.text(max_size=20)
 _millis = st.none() | st.integers(-(10**20), 10**20).map(str) | st.text(max_size=8)
 
 
-@settings(max_examples=examples(38, thorough=300), deadline=None)
+@settings(max_examples=examples(19, thorough=300), deadline=None)
 @given(
     value=_retry_after_values,
     date=_dates,
@@ -465,7 +465,7 @@ def _connection(script: list[str], start: int) -> Iterator[bytes]:
             return
 
 
-@settings(max_examples=examples(24, thorough=200), deadline=None)
+@settings(max_examples=examples(12, thorough=200), deadline=None)
 @given(
     first=st.lists(_steps, max_size=6),
     later=st.lists(st.lists(_steps, max_size=4) | st.just(["refuse"]), max_size=4),

@@ -302,7 +302,7 @@ def cut_at(offset: int, chunk: int) -> Iterator[bytes]:
     raise Reset(f"reset at byte {offset}")
 
 
-@settings(max_examples=examples(21, thorough=150), deadline=None)
+@settings(max_examples=examples(10, thorough=150), deadline=None)
 @given(offset=st.integers(0, len(BASIC) - 1), chunk=st.integers(1, 400))
 def test_a_cut_at_any_byte_resumes_to_the_uncut_stream(offset: int, chunk: int) -> None:
     want_lane, want_events = uncut()

@@ -147,7 +147,7 @@ policies = st.builds(
 )
 
 
-@settings(max_examples=examples(100, thorough=300), deadline=None)
+@settings(max_examples=examples(50, thorough=300), deadline=None)
 @given(policy=policies, err=errors, attempt=st.integers(1, 10**6))
 def test_every_answer_is_none_or_a_finite_wait_within_max_delay(
     policy: RetryPolicy, err: StreamError, attempt: int
@@ -233,7 +233,7 @@ def failure_of(lane: Lane[Any], data: bytes) -> StreamError:
 LANE_NAMES = ("chat", "messages", "responses")
 
 
-@settings(max_examples=examples(40, thorough=200), deadline=None)
+@settings(max_examples=examples(20, thorough=200), deadline=None)
 @given(
     name=st.sampled_from(sorted(_RETRYABLE | _NOT_RETRYABLE)),
     lane_name=st.sampled_from(LANE_NAMES),
