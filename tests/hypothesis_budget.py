@@ -5,8 +5,10 @@ each property test runs the count written next to it as ``ci``, or 10 where
 none is written. Those counts were set from measured runs: the examples of
 one test, all its parameters together, cost about 0.15 s on an idle two-core
 machine, and never fewer than 5 examples (down to 1 where the parameters, not
-the examples, give the breadth: a test run for every capture and target). At 0.3 s a test, the suite's 400 property tests
-took 39 of its 140 CPU-seconds; at 0.15 s, 24.
+the examples, give the breadth: a test run for every capture and target). At
+0.3 s a test, the suite's 400 property tests took 39 of its 140 CPU-seconds; at
+0.15 s, 24.
+
 The deep run, ``HYPOTHESIS_PROFILE=thorough`` (or ``pytest --hypothesis-profile
 thorough``), which CI runs, gives every test its ``thorough`` count, the count
 it ran before the suite was budgeted, and the docs blocks and long splits their
