@@ -44,6 +44,18 @@ def failure_class(client: str) -> type[Exception]:
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "final"])
 @pytest.mark.parametrize("client", CLIENTS)
 @pytest.mark.parametrize("upstream_format", UPSTREAMS)
+def gateway_lines(caplog: pytest.LogCaptureFixture, at_least: int) -> list[str]:
+    """The gateway's log lines, once there are ``at_least`` of them (it logs each request's
+    line when the request ends, on its own thread: a fixed wait is a race on a loaded
+    machine), or after 10 s, whatever there are then."""
+    deadline = time.monotonic() + 10.0
+    while True:
+        lines = [r.getMessage() for r in caplog.records if r.name == "sse_engine.gateway"]
+        if len(lines) >= at_least or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.01)
+
+
 def test_a_cut_upstream_is_the_clients_error_never_a_clean_finish(
     start_gateway: Callable[..., Gateway],
     upstream: Upstream,
@@ -132,8 +144,7 @@ def test_a_client_that_hangs_up_closes_its_upstream_at_once(
     request = upstream.wait_closed(timeout=2.0)
     assert request.closed_at is not None and not request.finished
     assert request.closed_at - left < 1.0
-    time.sleep(0.05)  # the gateway's log line, on its own thread
-    lines = [r.getMessage() for r in caplog.records if r.name == "sse_engine.gateway"]
+    lines = gateway_lines(caplog, 1)
     assert any("outcome=client_closed" in line for line in lines)
     assert not any(r.exc_info for r in caplog.records)
 
@@ -275,8 +286,9 @@ def test_one_log_line_per_request(
     gateway = start_gateway("messages")
     caplog.set_level(logging.INFO, logger="sse_engine.gateway")
     ask(gateway.url, "chat", stream=True)
-    time.sleep(0.05)
-    lines = [r.getMessage() for r in caplog.records if r.name == "sse_engine.gateway"]
+    gateway_lines(caplog, 1)
+    time.sleep(0.05)  # room for a second line, were there one
+    lines = gateway_lines(caplog, 1)
     assert len(lines) == 1
     line = lines[0]
     assert line.startswith("POST /v1/chat/completions chat->messages upstream=200 ")
@@ -293,9 +305,8 @@ def test_no_traceback_when_the_openai_client_leaves_right_after_done(
     caplog.set_level(logging.DEBUG)
     for _ in range(5):
         ask(gateway.url, "chat", stream=True)
-    time.sleep(0.05)
+    lines = gateway_lines(caplog, 5)
     assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
-    lines = [r.getMessage() for r in caplog.records if r.name == "sse_engine.gateway"]
     assert len(lines) == 5
     assert all("outcome=completed" in s or "outcome=client_closed" in s for s in lines)
 
