@@ -41,9 +41,6 @@ def failure_class(client: str) -> type[Exception]:
     return anthropic.APIError if client == "messages" else openai.APIError
 
 
-@pytest.mark.parametrize("stream", [True, False], ids=["stream", "final"])
-@pytest.mark.parametrize("client", CLIENTS)
-@pytest.mark.parametrize("upstream_format", UPSTREAMS)
 def gateway_lines(caplog: pytest.LogCaptureFixture, at_least: int) -> list[str]:
     """The gateway's log lines, once there are ``at_least`` of them (it logs each request's
     line when the request ends, on its own thread: a fixed wait is a race on a loaded
@@ -56,6 +53,9 @@ def gateway_lines(caplog: pytest.LogCaptureFixture, at_least: int) -> list[str]:
         time.sleep(0.01)
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "final"])
+@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("upstream_format", UPSTREAMS)
 def test_a_cut_upstream_is_the_clients_error_never_a_clean_finish(
     start_gateway: Callable[..., Gateway],
     upstream: Upstream,
