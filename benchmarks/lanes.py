@@ -346,7 +346,7 @@ class LaneBenchmark:
         self, settings: Settings, load: float | None, rows: list[list[str]],
         ratios: Mapping[str, list[tuple[str, float]]], problems: list[str], no_sdk: bool,
         shares: Mapping[str, list[tuple[str, float]]],
-        floor_ratios: Mapping[str, list[tuple[str, float]]] | None = None,
+        floor_ratios: Mapping[str, list[tuple[str, float]]],
     ) -> str:
         load_text = "unknown" if load is None else f"{load:.2f}"
         lines = [
@@ -402,7 +402,7 @@ class LaneBenchmark:
                 lines.append(
                     target + ("met" if ok else "**missed**") + " — "
                     + ", ".join(f"{corpus} {r:.1f}{TIMES}" for corpus, r in got)
-                    + ("" if ok else floor_bound((floor_ratios or {}).get(name, [])))
+                    + ("" if ok else floor_bound(floor_ratios.get(name, [])))
                 )
             lines.append("")
         if not no_sdk or any(shares.values()):

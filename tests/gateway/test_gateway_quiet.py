@@ -8,13 +8,13 @@ The gateway's keepalives on a real loop are tests/gateway/test_gateway_faults.py
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sse_engine.gateway import _quiet
 from sse_engine.gateway._quiet import QuietTimer
 
 
@@ -55,18 +55,16 @@ class _Clock:
         self.now = until
 
 
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
-    fake = _Clock()
-    monkeypatch.setattr(_quiet.asyncio, "get_running_loop", lambda: fake)
-    return fake
+def quiet_timer(clock: _Clock, told: list[float]) -> QuietTimer:
+    """A QuietTimer of 100 (ms, here) on ``clock``, noting in ``told`` when it tells."""
+    with pytest.MonkeyPatch.context() as patch:  # the timer asks for its loop once
+        patch.setattr(asyncio, "get_running_loop", lambda: clock)
+        return QuietTimer(100, lambda: told.append(clock.now))
 
 
-def test_a_busy_stream_is_never_quiet_and_a_quiet_one_is_told_every_interval(
-    clock: _Clock,
-) -> None:
-    told: list[float] = []
-    timer = QuietTimer(100, lambda: told.append(clock.now))  # in ms here
+def test_a_busy_stream_is_never_quiet_and_a_quiet_one_is_told_every_interval() -> None:
+    clock, told = _Clock(), list[float]()
+    timer = quiet_timer(clock, told)
     for i in range(1, 31):  # busy for 300 ms: three intervals, touched every 10 ms
         clock.run_until(i * 10)
         timer.touch()
@@ -83,11 +81,8 @@ def test_each_silence_is_told_once_per_whole_interval_in_it(gaps: list[int], tai
     """Touched after each of ``gaps`` ms, then left alone ``tail`` ms: a silence of g ms
     that began at t is told at t + 100, t + 200, ... up to t + g, and at no other time.
     (A timer due at the very moment of a touch fires first, on this clock.)"""
-    fake = _Clock()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_quiet.asyncio, "get_running_loop", lambda: fake)
-        told: list[float] = []
-        timer = QuietTimer(100, lambda: told.append(fake.now))
+    fake, told = _Clock(), list[float]()
+    timer = quiet_timer(fake, told)
     expected: list[int] = []
     start = 0
     for gap in gaps:
