@@ -89,11 +89,6 @@ def run(
     return lane, drive(client, lane, url(server, lane_name, query), **options)
 
 
-@pytest.fixture(params=CLIENTS)
-def client(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
 # -- 1. a normal stream, each lane, each client -------------------------------------------------
 
 
@@ -153,6 +148,7 @@ def lane_for(client: str) -> str:
     return names[CLIENTS.index(client) % len(names)]
 
 
+@pytest.mark.realtime(everyday=("requests", "httpx_async"))
 def test_keepalives_during_a_slow_start_and_thinking_do_not_expire(
     stream_server: StreamServer, client: str
 ) -> None:
@@ -170,6 +166,7 @@ def test_keepalives_during_a_slow_start_and_thinking_do_not_expire(
     assert time.monotonic() - started >= 0.72  # the keepalives really took their time
 
 
+@pytest.mark.realtime(everyday=("httpx", "aiohttp"))
 def test_keepalive_only_cap_fires_while_bytes_keep_coming(
     stream_server: StreamServer, client: str
 ) -> None:
@@ -186,6 +183,7 @@ def test_keepalive_only_cap_fires_while_bytes_keep_coming(
     assert truncation_code(result) == "keepalive_only_timeout"
 
 
+@pytest.mark.realtime(everyday=("httpx", "httpx_async"))
 def test_a_fully_silent_server_expires_the_idle_budget(
     stream_server: StreamServer, client: str
 ) -> None:

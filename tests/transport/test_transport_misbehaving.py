@@ -43,7 +43,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
 from multidict import CIMultiDict, CIMultiDictProxy
-from server import CLIENTS, StreamServer, capture_bytes, drive
+from server import StreamServer, capture_bytes, drive
 from test_transport_glue import DONE, FULL, Cut, FakeClock, ToyLane, event, items, pieces
 from yarl import URL
 
@@ -56,11 +56,6 @@ from sse_engine._transport import aiter_events, iter_events
 NO_JITTER = RetryPolicy(random=lambda: 0.0)
 CUT = "cut=9:25"
 KEEPALIVE = b": keepalive\n\n"
-
-
-@pytest.fixture(params=CLIENTS)
-def client(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 def resumed(server: StreamServer, client: str, query: str, **glue: Any) -> Any:
@@ -352,6 +347,7 @@ def test_the_default_cap_ends_a_stream_only_on_a_stretch_of_keepalives_that_long
         assert items(got) == list(range(1, len(stretches) + 1))
 
 
+@pytest.mark.realtime(everyday=("requests", "aiohttp"))
 def test_a_server_of_keepalives_only_is_ended_over_http(
     stream_server: StreamServer, client: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server import CLIENTS, StreamServer, capture_bytes, drive, error_body, split_events
+from server import StreamServer, capture_bytes, drive, error_body, split_events
 
 from sse_engine import Reconnecting, RetryPolicy, StreamEnd
 from sse_engine._lane import LaneEvent
@@ -47,11 +47,6 @@ def resumed(server: StreamServer, client: str, query: str, **glue: Any) -> Any:
 
 def gets(server: StreamServer) -> list[dict[str, str]]:
     return [seen.query for seen in server.seen if seen.method == "GET"]
-
-
-@pytest.fixture(params=CLIENTS)
-def client(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 # -- over real HTTP ---------------------------------------------------------------------------

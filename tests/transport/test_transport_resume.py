@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
-from server import CLIENTS, Result, StreamServer, capture_bytes, drive, split_events, with_id
+from server import Result, StreamServer, capture_bytes, drive, split_events, with_id
 
 from sse_engine._lane import LaneEvent, StreamEnd, StreamRestarted
 from sse_engine._liveness import Liveness
@@ -59,11 +59,6 @@ def resumed(
     """A Responses stream over POST ``?query``, resumed with ``client`` when it drops."""
     lane = ResponsesLane()
     return lane, drive(client, lane, post_url(server, query), resume_base=server.url, **options)
-
-
-@pytest.fixture(params=CLIENTS)
-def client(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 def last_sequence_before(event_index: int) -> int:
