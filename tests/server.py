@@ -609,6 +609,17 @@ def stream_server(_stream_server: StreamServer) -> Iterator[StreamServer]:
 # between reconnects are recorded, never slept, unless the test passes its own sleep.
 
 CLIENTS = ("httpx", "requests", "httpx_async", "aiohttp")
+#: The clients driven by iter_events (the others by aiter_events).
+SYNC_CLIENTS = ("httpx", "requests")
+
+
+def everyday_clients(realtime: pytest.Mark) -> tuple[str, str]:
+    """The two clients a ``realtime`` mark names: one sync, one async (a misspelt name would
+    skip that client every day without a word)."""
+    pair = tuple(realtime.kwargs["everyday"])
+    sync = [name for name in pair if name in SYNC_CLIENTS]
+    assert len(pair) == 2 and set(pair) <= set(CLIENTS) and len(sync) == 1, pair
+    return pair[0], pair[1]
 
 
 @attrs.define
@@ -652,7 +663,7 @@ def _body(method: str) -> dict[str, Any] | None:
 
 def drive(client: str, lane: Any, url: str, **options: Any) -> Result:
     """Run ``lane`` over a real request with ``client``; see _drive_sync / _drive_async."""
-    if client in ("httpx", "requests"):
+    if client in SYNC_CLIENTS:
         return _drive_sync(client, lane, url, **options)
     return asyncio.run(_drive_async(client, lane, url, **options))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis_budget import deep
-from server import CLIENTS
+from server import CLIENTS, everyday_clients
 
 
 @pytest.fixture(params=CLIENTS)
@@ -20,6 +20,6 @@ def client(request: pytest.FixtureRequest) -> str:
     """The name of a real client (tests/server.py ``drive``) the test runs with."""
     name = str(request.param)
     realtime = request.node.get_closest_marker("realtime")
-    if realtime is not None and not deep() and name not in realtime.kwargs["everyday"]:
+    if realtime is not None and not deep() and name not in everyday_clients(realtime):
         pytest.skip(f"a real-time scenario runs with {name} in the deep run only")
     return name

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from server import (
     CLIENTS,
+    SYNC_CLIENTS,
     Result,
     StreamServer,
     capture_bytes,
@@ -188,7 +189,7 @@ def test_a_fully_silent_server_expires_the_idle_budget(
     stream_server: StreamServer, client: str
 ) -> None:
     liveness = Liveness(idle_timeout=0.2, keepalive_only_timeout=5.0)
-    sync = client in ("httpx", "requests")
+    sync = client in SYNC_CLIENTS
     started = time.monotonic()
     _, result = run(
         stream_server,
