@@ -53,10 +53,21 @@ class Row(Protocol):
 
     def ratio(self) -> float | None: ...
 
-__all__ = ["floor_events", "section"]
+__all__ = ["blank_line", "floor_events", "section"]
 
 TIMES = "\u00d7"
 _new = tuple.__new__
+
+
+def blank_line(chunks: list[bytes]) -> bytes:
+    """The blank line the floor splits ``chunks`` at: CRLF where the stream's lines end so.
+
+    Read from the bytes, not from the row's shape: a capture keeps its own line
+    endings (the Gemini captures are CRLF). Split at the wrong one, the floor finds no
+    block, decodes nothing and re-joins a growing tail on every read: no floor at all.
+    """
+    data = b"".join(chunks)
+    return b"\r\n\r\n" if data.count(b"\r\n\r\n") > data.count(b"\n\n") else b"\n\n"
 
 
 def floor_events(chunks: list[bytes], blank: bytes = b"\n\n") -> list[Any]:
@@ -114,7 +125,9 @@ def section(missed: Sequence[Row], quick: bool = False) -> str:
         if fastest is None:
             continue
         peer = next(p for p in PEERS if p.name == fastest[0])
-        blank = b"\r\n\r\n" if "CRLF" in row.shape else b"\n\n"
+        blank = blank_line(row.chunks)
+        if len(floor_events(row.chunks, blank)) < len(row.expected):
+            raise RuntimeError(f"{row.label}: the floor finds fewer blocks than the row has events")
         contenders: list[tuple[str, Callable[[list[bytes]], Any]]] = [
             ("sse_engine", ours),
             (peer.name, peer.events),
