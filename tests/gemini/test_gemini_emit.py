@@ -231,6 +231,30 @@ def test_usage_written_reads_back_the_same(
     assert usage_from_wire(usage_to_wire(usage_in)) == usage_in
 
 
+_COUNT_KEYS = ("promptTokenCount", "toolUsePromptTokenCount", "candidatesTokenCount",
+               "thoughtsTokenCount", "totalTokenCount", "cachedContentTokenCount")
+#: What a count may be on the wire: an int counts; a bool, float, string, list or null does not.
+_WIRE_VALUES = st.one_of(st.integers(0, 10**6), st.booleans(), st.floats(0, 10),
+                         st.text(max_size=3),
+                         st.lists(st.integers(0, 3), max_size=2), st.none())
+
+
+@given(st.dictionaries(st.sampled_from(_COUNT_KEYS), _WIRE_VALUES))
+def test_only_integer_counts_count(wire: dict[str, Any]) -> None:
+    ints = {k: v for k, v in wire.items() if type(v) is int}
+    prompt, tools, answer, thoughts, total, cached = (ints.get(k) for k in _COUNT_KEYS)
+    got = usage_from_wire(wire)
+    assert got.cached_input_tokens == cached
+    assert got.raw is wire
+    if not ints.keys() - {"cachedContentTokenCount"}:  # no count of input, output or total
+        assert got == Usage(cached_input_tokens=cached)
+        return
+    input_tokens = (prompt or 0) + (tools or 0)
+    output = (answer or 0) + (thoughts or 0)
+    assert got == Usage(input_tokens, output, input_tokens + output if total is None else total,
+                        cached, thoughts)
+
+
 def test_a_reasoning_count_larger_than_the_output_keeps_the_output() -> None:
     # Gemini's own OpenAI-compatible endpoint counts reasoning beside the output.
     wire = usage_to_wire(Usage(61, 38, 180, None, 81))
