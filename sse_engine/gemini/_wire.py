@@ -321,24 +321,12 @@ def usage_from_wire(usage: Mapping[str, Any]) -> Usage:
     # Plain lookups, each checked inline: most chunks carry usage, and a helper's call
     # (or a comprehension's frame) per count was most of a Gemini chunk's parts cost.
     get = usage.get
-    prompt = get("promptTokenCount")
-    if type(prompt) is not int:
-        prompt = None
-    tools = get("toolUsePromptTokenCount")
-    if type(tools) is not int:
-        tools = None
-    answer = get("candidatesTokenCount")
-    if type(answer) is not int:
-        answer = None
-    thoughts = get("thoughtsTokenCount")
-    if type(thoughts) is not int:
-        thoughts = None
-    total = get("totalTokenCount")
-    if type(total) is not int:
-        total = None
-    cached = get("cachedContentTokenCount")
-    if type(cached) is not int:
-        cached = None
+    prompt = value if type(value := get("promptTokenCount")) is int else None
+    tools = value if type(value := get("toolUsePromptTokenCount")) is int else None
+    answer = value if type(value := get("candidatesTokenCount")) is int else None
+    thoughts = value if type(value := get("thoughtsTokenCount")) is int else None
+    total = value if type(value := get("totalTokenCount")) is int else None
+    cached = value if type(value := get("cachedContentTokenCount")) is int else None
     if prompt is None and tools is None and answer is None and thoughts is None and total is None:
         return new_usage(None, None, None, cached, None, None, usage)
     input_tokens = (prompt or 0) + (tools or 0)
