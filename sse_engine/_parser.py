@@ -255,26 +255,22 @@ class SSEParser(BlockParser[Item]):
                 # A few blocks with no invalid UTF-8 (the usual network read), read
                 # here without a call: a block that is (an id line, an event line
                 # and) one data line is its event.
-                if text.startswith("\n\ndata: "):  # data lines only (Chat Completions)
-                    if text.find(_LF, 2) < 0:  # one block
+                data_only = text.startswith("\n\ndata: ")  # maybe Chat Completions'
+                if data_only and text.find(_LF, 2) < 0:  # one block
+                    items.append(new_event(ServerSentEvent, (
+                        "message", text[8:], self._id_buffer)))
+                elif data_only and text.count(_LF) == 2 * len(
+                    values := text.split("\n\ndata: ")
+                ) - 2:  # each separator holds two LFs: one more is a line of its own
+                    id_buffer = self._id_buffer
+                    del values[0]
+                    for value in values:
                         items.append(new_event(ServerSentEvent, (
-                            "message", text[8:], self._id_buffer)))
-                    else:
-                        values = text.split("\n\ndata: ")
-                        # Each separator holds two LFs: one more is a line of its own.
-                        if text.count(_LF) == 2 * len(values) - 2:
-                            id_buffer = self._id_buffer
-                            del values[0]
-                            for value in values:
-                                items.append(new_event(ServerSentEvent, (
-                                    "message", value, id_buffer)))
-                        else:
-                            self._fast_blocks(text, items)
+                            "message", value, id_buffer)))
                 else:
                     parts = self._split(text)
                     if parts[0]:  # blocks of other shapes first: not one data line each
-                        cut = self._cut_keepalives(text)
-                        self._parts(parts if cut is text else self._split(cut), items)
+                        self._parts(parts, items)
                     else:
                         id_buffer = self._id_buffer
                         i, end = 1, len(parts)

@@ -59,6 +59,9 @@ SPLIT_UNCOMMENTED = re.compile(
     r"\n\n(?::[^\n]*+\n(?::[^\n]*+\n)*+\n)*+"
     r"(?:id: ([^\n\x00]*+)\n)?(?:event: ([^\n]*+)\n)?data: "
 ).split
+#: Comment-only blocks (keepalives), each but the last followed by one blank line: to a
+#: parser that does not report comments, text that is nothing but these gives nothing.
+_KEEPALIVES = re.compile(r":[^\n]*+(?:\n\n?+:[^\n]*+)*+").fullmatch
 #: ``SPLIT`` for text whose lines end with CRLF.
 SPLIT_CRLF = re.compile(
     r"\r\n\r\n(?:id: ([^\r\n\x00]*+)\r\n)?(?:event: ([^\r\n]*+)\r\n)?data: "
@@ -274,7 +277,8 @@ class BlockParser(TailParser[Item]):
                         self._id_buffer = self._last_event_id = ident
                     items.append(new_event(ServerSentEvent, (
                         kind or "message", value, self._id_buffer)))
-                self._text_blocks(more, items)
+                if self._comments or _KEEPALIVES(more) is None:  # (keepalives end a read)
+                    self._text_blocks(more, items)
                 id_buffer = self._id_buffer
                 continue
             if ident is not None:

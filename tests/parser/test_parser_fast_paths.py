@@ -94,6 +94,9 @@ def fast_streams(draw: st.DrawFn) -> bytes:
 @example(stream=b"data: a\n\n" * 40 + b": c\n\n" + b"data: b\n\n" * 40, cuts=[100], comments=True)
 @example(stream=b"id: a\x00b\ndata: x\n\n" * 30, cuts=[], comments=False)
 @example(stream=b"event: \ndata: x\n\n" * 30, cuts=[], comments=False)
+# Keepalives that end a read's blocks, and a comment block that is not only comments.
+@example(stream=b"data: a\n\n: k\n\n: k\n\ndata: b\n\n", cuts=[20], comments=False)
+@example(stream=b"data: a\n\n: c\nid: 7\n\ndata: b\n\n", cuts=[], comments=False)
 def test_fast_paths_match_reference(stream: bytes, cuts: list[int], comments: bool) -> None:
     ref = reference(stream, comments=comments)
     expected = (ref.items, ref.last_event_id, ref.retry, ref.in_event)
