@@ -106,6 +106,9 @@ class PartBuilder:
         self.format = format
         self.lean = lean
         self.out: list[Part] = []
+        #: How many of ``out``'s parts are usage updates, which a relay writes no bytes
+        #: for: a delta after only such parts may still go to ``direct`` (see ``text``).
+        self.usage_parts = 0
         #: A relay's writer of text deltas (see :meth:`PartStream.write_text_with`), or None.
         self.direct: TextWriter | None = None
         self.turns: dict[int, Turn] = {0: Turn(format=format, lean=lean)}
@@ -149,8 +152,11 @@ class PartBuilder:
     def text(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
             direct = self.direct
-            # Written straight through only with no part before it in this batch: order kept.
-            if direct is None or self.out or not direct("text", text, choice):
+            # Written straight through only with no part before it in this batch but usage
+            # updates (which write nothing, wherever they go): the bytes keep their order.
+            if direct is None or len(self.out) > self.usage_parts or not direct(
+                "text", text, choice
+            ):
                 # make_text's three lines, inline: a call is a sixth of a delta's part cost.
                 part = new(TextDelta)
                 set_text(part, text)
@@ -165,7 +171,9 @@ class PartBuilder:
     def refusal(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
             direct = self.direct
-            if direct is None or self.out or not direct("refusal", text, choice):
+            if direct is None or len(self.out) > self.usage_parts or not direct(
+                "refusal", text, choice
+            ):
                 self.out.append(make_refusal(text, choice))
             self.turn(choice)._refusal.append(text)
 
@@ -207,7 +215,9 @@ class PartBuilder:
                 block.pieces.append(_REASONING_SEPARATOR)
         pieces[choice] = piece
         direct = self.direct
-        if direct is None or self.out or not direct("reasoning", text, choice):
+        if direct is None or len(self.out) > self.usage_parts or not direct(
+            "reasoning", text, choice
+        ):
             part = new(ReasoningDelta)  # make_reasoning inline (see ``text``)
             set_reasoning_text(part, text)
             set_reasoning_choice(part, choice)
@@ -407,6 +417,7 @@ class PartBuilder:
         for turn in turns.values():
             turn.usage = usage
         self.out.append(make_usage_update(usage))
+        self.usage_parts += 1
 
     def finish(
         self,

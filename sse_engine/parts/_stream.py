@@ -137,6 +137,7 @@ class PartStream(Generic[L]):
         if builder.finished:
             return out
         builder.out = out
+        builder.usage_parts = 0
         translator = self._translator
         handlers = translator.handlers
         try:
@@ -156,9 +157,10 @@ class PartStream(Generic[L]):
         (``kind``: ``"text"``, ``"reasoning"`` or ``"refusal"``) writes it and
         returns True (no part is made), or returns False (the part is made,
         as without a writer). A delta is offered only when no part came
-        before it in the same call, so what the writer writes and the parts
-        returned after it keep the stream's order. The turn counts every
-        delta either way. None: no writer.
+        before it in the same call but a ``UsageUpdate`` (a writer writes no
+        bytes for those: a Gemini chunk brings one with every delta), so what
+        the writer writes and the parts returned after it keep the stream's
+        order. The turn counts every delta either way. None: no writer.
         """
         self._builder.direct = writer
 
@@ -238,6 +240,7 @@ class PartStream(Generic[L]):
         events: list[LaneEvent] = load(response)
         out: list[Part] = []
         self._builder.out = out
+        self._builder.usage_parts = 0
         self._translator.loaded(response)
         return out + self.translate(events)
 

@@ -381,6 +381,8 @@ class Emitter:
             self.choices[part.choice].tool_end(part.index, part.arguments, out)
 
     def _on_usage(self, part: UsageUpdate, out: list[bytes]) -> None:
+        # No bytes, ever: deltas after a usage update are written ahead of it
+        # (PartStream.write_text_with); the targets write usage at the end.
         self.usage = part.usage
 
     def _on_finish(self, part: Finish, out: list[bytes]) -> None:
