@@ -41,7 +41,7 @@ from sse_engine.gemini import GeminiLane
 from sse_engine.parts import PartStream
 from sse_engine.relay import Relay
 
-__all__ = ["SOURCES", "TARGET", "main"]
+__all__ = ["SOURCES", "TARGET", "main", "per_stream_and_event"]
 
 #: Relaying may cost at most this many times the source lane alone.
 TARGET = 1.3
@@ -84,6 +84,17 @@ def relayed(lane: type[Lane[Any]], target: str, lean: bool = False) -> Callable[
     return run
 
 
+def per_stream_and_event(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """A cost measured at two stream lengths, ``(events, seconds)`` each (the smallest and
+    the largest are used), split into a fixed part per stream and a part per event:
+    ``(seconds per stream, seconds per event)``, the line through the two points."""
+    (n1, t1), (n2, t2) = min(points), max(points)
+    if n2 == n1:
+        raise ValueError("two stream lengths are needed to split a cost")
+    per_event = (t2 - t1) / (n2 - n1)
+    return t1 - per_event * n1, per_event
+
+
 def check(lane: type[Lane[Any]], target: str, reads: Reads) -> str | None:
     """None if the target's lane reads the relayed bytes as the source said, else why not."""
     source = PartStream(lane())
@@ -111,6 +122,8 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
     problems: list[str] = []
     #: the pairing costing most at the largest size: (cost, what, its run, its reads)
     worst: tuple[float, str, Callable[[Reads], Any], Reads] | None = None
+    #: side -> [(events, the relay's time over the lane's alone, the lane's time)], by size
+    extras: dict[str, list[tuple[int, float, float]]] = {}
     for name, (lane, build) in SOURCES.items():
         for size, rounds in sizes.items():
             label = lanes.size_label(size)
@@ -137,6 +150,7 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
                 cost = seconds / alone
                 lean_cost = best[side + LEAN] / alone if side != alone_side else 1.0
                 if side != alone_side:
+                    extras.setdefault(side, []).append((n_events, seconds - alone, alone))
                     costs.append((f"{side} {label}", cost))
                     lean_costs.append((f"{side} {label}", lean_cost))
                     for what, value in ((side, cost), (side + LEAN, lean_cost)):
@@ -188,6 +202,8 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
         + ", ".join(f"{side} {cost:.2f}{lanes.TIMES}" for side, cost in lean_costs),
         "",
     ]
+    if len(sizes) > 1:
+        lines += _split_section(extras, sizes)
     if worst is not None:
         _, what, runner, reads = worst
         lines += [
@@ -204,6 +220,45 @@ def run(quick: bool = False, log: Callable[[str], None] = print) -> tuple[str, b
     if problems:
         lines += ["### Mismatches (not timed)", "", *(f"- {p}" for p in problems), ""]
     return "\n".join(lines), met
+
+
+def _split_section(
+    extras: dict[str, list[tuple[int, float, float]]], sizes: dict[int, int]
+) -> list[str]:
+    """What the relay adds to its lane, split into a part per stream and a part per event."""
+    small = lanes.size_label(min(sizes))
+    rows = []
+    for side, points in extras.items():
+        fixed, per_event = per_stream_and_event([(n, extra) for n, extra, _ in points])
+        lane_fixed, lane_per_event = per_stream_and_event([(n, t) for n, _, t in points])
+        _, extra_small, _ = min(points)
+        rows.append([
+            side, f"{fixed * 1e6:,.0f}", f"{per_event * 1e6:.2f}",
+            f"{lane_fixed * 1e6:,.0f}", f"{lane_per_event * 1e6:.2f}",
+            f"{per_event / lane_per_event:.2f}{lanes.TIMES}",
+            f"{min(1.0, max(0.0, fixed / extra_small)):.0%}" if extra_small > 0 else "n/a",
+        ])
+    return [
+        "### Per stream and per event",
+        "",
+        "The default relay's time over its lane's, and the lane's own time, each split into"
+        " a part paid once per stream and a part per event: the line through the"
+        f" {lanes.size_label(min(sizes))} and {lanes.size_label(max(sizes))} rows above"
+        " (their events: the corpus's frames; the split inherits the rows' noise, so a"
+        " small negative part is zero within it). The relay's part per event over the"
+        " lane's is what decides a long stream's ratio; its part per stream (opening and"
+        " closing frames, the emitter, blocks and parts set up, the target's bookkeeping"
+        f" events) is what makes the {small} rows' ratios larger: the last column is its"
+        f" share of the relay's extra time at {small}.",
+        "",
+        report.markdown_table(
+            ["Pairing", "relay's extra µs per stream", "relay's extra µs per event",
+             "lane µs per stream", "lane µs per event", "extra per event over the lane's",
+             f"per-stream share at {small}"],
+            rows, "lrrrrrr",
+        ),
+        "",
+    ]
 
 
 def main(write: bool = True, quick: bool = False) -> int:
