@@ -244,8 +244,10 @@ def _tool_choice(value: Any, settings: Settings, tools: list[Tool | Native]) -> 
     if value in ("auto", "none", "required"):
         settings.tool_choice = ToolChoice(value)
         return True
-    if isinstance(value, Mapping) and value.keys() == {"type", value.get("type")}:
-        kind = value["type"]
+    # The kind is checked to be a string before it goes into a set: a list there raised.
+    if isinstance(value, Mapping) and type(kind := value.get("type")) is str and (
+        value.keys() == {"type", kind}
+    ):
         inner = value[kind]
         if kind in ("function", "custom") and isinstance(inner, Mapping) and (
             inner.keys() == {"name"} and type(inner["name"]) is str

@@ -224,3 +224,31 @@ def test_deep_kept_fields_go_back_as_they_came() -> None:
     assert written["metadata_extra"] is deep
     assert written["tools"][0]["function"]["parameters"] is deep
     assert json.dumps(["ok"])  # nothing above needed recursion of its own
+
+
+@pytest.mark.parametrize("format", REQUEST_FORMATS)
+@settings(max_examples=examples(5, thorough=40), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.data())
+def test_a_list_or_object_where_any_scalar_was_is_read_or_refused(
+    format: str, body: st.DataObject
+) -> None:
+    """Every scalar of a valid body, in turn, replaced by a list and by an object: values a
+    reader must not hash, look up in a table or compare as strings before it checks them
+    (a ``tool_choice`` whose ``type`` was a list raised ``TypeError`` once)."""
+    valid = body.draw(conversation_bodies(format))
+    for where in _paths(valid):
+        if not where:
+            continue
+        parent = valid
+        for key in where[:-1]:
+            parent = parent[key]
+        if isinstance(parent[where[-1]], dict | list):
+            continue
+        for unhashable in ([], {}):
+            broken = copy.deepcopy(valid)
+            node = broken
+            for key in where[:-1]:
+                node = node[key]
+            node[where[-1]] = unhashable
+            _read_or_refuse(format, broken)
