@@ -243,7 +243,7 @@ def _split_section(
         "",
         "The default relay's time over its lane's, and the lane's own time, each split into"
         " a part paid once per stream and a part per event: the line through the"
-        f" {lanes.size_label(min(sizes))} and {lanes.size_label(max(sizes))} rows above"
+        f" {small} and {lanes.size_label(max(sizes))} rows above"
         " (their events: the corpus's frames; the split inherits the rows' noise, so a"
         " small negative part is zero within it). The relay's part per event over the"
         " lane's is what decides a long stream's ratio; its part per stream (opening and"

@@ -46,6 +46,13 @@ def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return out
 
 
+def _parent(body: Any, where: tuple[Any, ...]) -> Any:
+    """The list or object that holds the place ``where`` (a path of ``_paths``) of ``body``."""
+    for key in where[:-1]:
+        body = body[key]
+    return body
+
+
 @st.composite
 def broken_bodies(draw: Any, format: str) -> dict[str, Any]:
     """A valid body of ``format`` with one value replaced (or one key removed)."""
@@ -54,9 +61,7 @@ def broken_bodies(draw: Any, format: str) -> dict[str, Any]:
     if not places:
         return body
     where = draw(st.sampled_from(places))
-    parent = body
-    for key in where[:-1]:
-        parent = parent[key]
+    parent = _parent(body, where)
     if isinstance(parent, dict) and draw(st.booleans()):
         del parent[where[-1]]
     else:
@@ -238,17 +243,9 @@ def test_a_list_or_object_where_any_scalar_was_is_read_or_refused(
     (a ``tool_choice`` whose ``type`` was a list raised ``TypeError`` once)."""
     valid = body.draw(conversation_bodies(format))
     for where in _paths(valid):
-        if not where:
+        if not where or isinstance(_parent(valid, where)[where[-1]], dict | list):
             continue
-        parent = valid
-        for key in where[:-1]:
-            parent = parent[key]
-        if isinstance(parent[where[-1]], dict | list):
-            continue
-        for unhashable in ([], {}):
+        for unhashable in (list, dict):
             broken = copy.deepcopy(valid)
-            node = broken
-            for key in where[:-1]:
-                node = node[key]
-            node[where[-1]] = unhashable
+            _parent(broken, where)[where[-1]] = unhashable()
             _read_or_refuse(format, broken)
