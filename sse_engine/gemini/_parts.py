@@ -51,7 +51,7 @@ from sse_engine.gemini._wire import (
     THOUGHT_KEY,
     call_id,
     citations_in,
-    usage_from_wire,
+    usage_counts,
 )
 from sse_engine.parts import BASE_HANDLERS, Translator
 
@@ -168,7 +168,9 @@ class GeminiParts(Translator):
                 self.builder.citation(kind, raw, url=url, title=title, choice=candidate)
 
     def _usage(self, event: UsageMetadata) -> None:
-        self.builder.usage(usage_from_wire(event.usage))
+        # The counts only: the Usage is made if a part or turn is read (usage_counts).
+        usage = event.usage
+        self.builder.usage_counts(usage_counts(usage), usage)
 
 
 GeminiParts.HANDLERS = {

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from sse_engine._formats import Endpoint
 from sse_engine._outcome import StreamError
-from sse_engine.parts import FinishReason, Usage, new_usage
+from sse_engine.parts import FinishReason, Usage, UsageCounts, new_usage
 
 __all__ = [
     "BLOCK_REASONS",
@@ -44,6 +44,7 @@ __all__ = [
     "recognize",
     "recognize_error",
     "signature_of",
+    "usage_counts",
     "usage_from_wire",
     "usage_to_wire",
 ]
@@ -318,6 +319,15 @@ def usage_from_wire(usage: Mapping[str, Any]) -> Usage:
     once the object holds any count, a missing input, output or total is 0
     (an object with none, as Vertex sends before the end, counts nothing).
     """
+    return new_usage(*usage_counts(usage), usage)
+
+
+def usage_counts(usage: Mapping[str, Any]) -> UsageCounts:
+    """A ``usageMetadata`` object's counts, in the order of :class:`Usage`'s fields.
+
+    What :func:`usage_from_wire` makes its Usage of; the parts layer keeps
+    them (``PartBuilder.usage_counts``) and makes the Usage only when read.
+    """
     # Plain lookups, each checked inline: most chunks carry usage, and a helper's call
     # (or a comprehension's frame) per count was most of a Gemini chunk's parts cost.
     get = usage.get
@@ -328,12 +338,12 @@ def usage_from_wire(usage: Mapping[str, Any]) -> Usage:
     total = value if type(value := get("totalTokenCount")) is int else None
     cached = value if type(value := get("cachedContentTokenCount")) is int else None
     if prompt is None and tools is None and answer is None and thoughts is None and total is None:
-        return new_usage(None, None, None, cached, None, None, usage)
+        return (None, None, None, cached, None, None)
     input_tokens = (prompt or 0) + (tools or 0)
     output = (answer or 0) + (thoughts or 0)
-    return new_usage(
+    return (
         input_tokens, output, input_tokens + output if total is None else total, cached,
-        thoughts, None, usage,
+        thoughts, None,
     )
 
 

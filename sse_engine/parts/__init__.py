@@ -11,7 +11,8 @@ The incremental JSON reader behind that live input is
 
 For a format's folder (``sse_engine/<format>/_parts.py``): :class:`Translator`,
 the base of its events-to-parts translator, with :data:`BASE_HANDLERS`, and
-:func:`count_tokens` and :func:`new_usage` for its usage reader.
+:func:`count_tokens` and :func:`new_usage` for its usage reader (:data:`UsageCounts`
+for a format that reports usage in every chunk).
 """
 
 from __future__ import annotations
@@ -37,7 +38,14 @@ from sse_engine.parts._parts import (
 from sse_engine.parts._stream import PartStream
 from sse_engine.parts._translator import BASE_HANDLERS, Translator
 from sse_engine.parts._turn import ReasoningBlock, ToolCall, Turn
-from sse_engine.parts._usage import FINISH_REASONS, FinishReason, Usage, count_tokens, new_usage
+from sse_engine.parts._usage import (
+    FINISH_REASONS,
+    FinishReason,
+    Usage,
+    UsageCounts,
+    count_tokens,
+    new_usage,
+)
 
 __all__ = [
     "BASE_HANDLERS",
@@ -63,6 +71,7 @@ __all__ = [
     "Translator",
     "Turn",
     "Usage",
+    "UsageCounts",
     "UsageUpdate",
     "count_tokens",
     "new_usage",

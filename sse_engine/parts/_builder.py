@@ -53,6 +53,7 @@ from sse_engine.parts._parts import (
     Usage,
 )
 from sse_engine.parts._turn import UNSET, JSONText, ReasoningBlock, ToolCall, Turn, joined
+from sse_engine.parts._usage import UsageCounts
 
 __all__ = ["PartBuilder"]
 
@@ -117,6 +118,8 @@ class PartBuilder:
         self.finished = False
         self._id: str | None = None
         self._model: str | None = None
+        # The counts of the latest usage_counts() report, None after a usage() one.
+        self._counts: UsageCounts | None = None
         # The reasoning piece each turn is in (see ``reasoning``), and its open block.
         self._pieces: dict[int, object] = {}
         self._blocks: dict[int, _OpenBlock] = {}
@@ -128,7 +131,7 @@ class PartBuilder:
             turn = self.turns[choice] = Turn(
                 self._id, self._model, choice=choice, format=self.format, lean=self.lean
             )
-            turn.usage = self.turns[self._first].usage
+            turn._usage = self.turns[self._first]._usage
             if choice < self._first:
                 self._first = choice
         return turn
@@ -414,9 +417,33 @@ class PartBuilder:
         turns = self.turns
         if turns[self._first].usage == usage:
             return
+        self._counts = None
         for turn in turns.values():
             turn.usage = usage
         self.out.append(make_usage_update(usage))
+        self.usage_parts += 1
+
+    def usage_counts(self, counts: UsageCounts, raw: Any) -> None:
+        """``usage(new_usage(*counts, raw))``, the Usage made only when first read.
+
+        For a format that reports usage in every chunk (Gemini): the part and
+        the turns hold the counts and the wire object until then. Equal
+        counts are an unchanged report, as equal Usages are.
+        """
+        last = self._counts
+        if last is None:
+            usage = self.turns[self._first].usage
+            if usage is not None:
+                last = (usage.input_tokens, usage.output_tokens, usage.total_tokens,
+                        usage.cached_input_tokens, usage.reasoning_tokens,
+                        usage.cache_write_input_tokens)
+        if counts == last:
+            return
+        self._counts = counts
+        pending = (counts, raw)
+        for turn in self.turns.values():
+            turn._usage = pending
+        self.out.append(make_usage_update(pending))
         self.usage_parts += 1
 
     def finish(

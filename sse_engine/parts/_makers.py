@@ -24,6 +24,7 @@ from sse_engine.parts._parts import (
     UsageUpdate,
 )
 from sse_engine.parts._turn import ToolCall
+from sse_engine.parts._usage import PendingUsage
 
 __all__ = [
     "make_call_delta", "make_finish", "make_reasoning", "make_refusal", "make_text",
@@ -37,7 +38,8 @@ Setter = Callable[[Any, Any], None]
 
 def _setter(cls: type, name: str) -> Setter:
     descriptor = cls.__dict__[name]
-    # ToolCallDelta.text is a property over its slot (it may hold a JSONText): its setter.
+    # A property over its slot (ToolCallDelta.text may hold a JSONText, UsageUpdate.usage
+    # a PendingUsage): its setter.
     if isinstance(descriptor, property) and descriptor.fset is not None:
         return descriptor.fset
     setter: Setter = descriptor.__set__
@@ -56,8 +58,16 @@ set_call_id, set_call_text, set_call_index, set_call_choice, set_call = (
 
 make_text: Callable[[str, int], TextDelta] = slot_builder(TextDelta, "text", "choice")
 make_refusal: Callable[[str, int], RefusalDelta] = slot_builder(RefusalDelta, "text", "choice")
-#: A Gemini stream reports (grown) usage in every chunk: its part is made slot by slot too.
-make_usage_update: Callable[[Usage], UsageUpdate] = slot_builder(UsageUpdate, "usage")
+_set_usage = _setter(UsageUpdate, "usage")
+
+
+def make_usage_update(usage: Usage | PendingUsage) -> UsageUpdate:
+    """``UsageUpdate(usage)``, slot by slot: a Gemini stream reports (grown) usage in every
+    chunk. ``usage`` may be pending (the builder's ``usage_counts``), made when read."""
+    part = new(UsageUpdate)
+    _set_usage(part, usage)
+    return part
+
 #: Once per stream, but a short stream's parts cost is a few of these.
 make_finish: Callable[[FinishReason, Outcome, StreamError | None, str | None], Finish] = (
     slot_builder(Finish, "reason", "outcome", "error", "raw_reason")

@@ -15,13 +15,20 @@ so the parts of one turn streamed by two providers compare equal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, final
 
 import attrs
 
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.parts._turn import JSONText, ReasoningBlock, ToolCall
-from sse_engine.parts._usage import FINISH_REASONS, FinishReason, Usage, count_tokens
+from sse_engine.parts._usage import (
+    FINISH_REASONS,
+    FinishReason,
+    Usage,
+    count_tokens,
+    read_pending,
+)
 
 __all__ = [
     "FINISH_REASONS",
@@ -202,28 +209,30 @@ class ToolCallEnd:
     call: ToolCall | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
 
 
-def _written_when_read(cls: type, name: str) -> None:
-    """Let field ``name`` of ``cls`` hold a :class:`JSONText` until it is first read.
+def _made_when_read(cls: type, name: str, pending: type, make: Callable[[Any], Any]) -> None:
+    """Let field ``name`` of ``cls`` hold a ``pending`` value until it is first read.
 
-    The field stays an attrs field of type ``str`` (its init, equality, hash,
+    The field stays an attrs field of its type (its init, equality, hash,
     repr, pickling and ``attrs.fields`` all go through the attribute): the
-    slot's descriptor is wrapped in a property that writes the text on first
-    read and keeps it in the slot. Only the parts layer stores a JSONText.
+    slot's descriptor is wrapped in a property that makes the value
+    (``make(pending_value)``) on first read and keeps it in the slot. Only the
+    parts layer stores a pending value.
     """
     slot = cls.__dict__[name]
 
-    def read(self: Any) -> str:
+    def read(self: Any) -> Any:
         value = slot.__get__(self, cls)
-        if type(value) is JSONText:
-            value = str(value)
+        if type(value) is pending:
+            value = make(value)
             slot.__set__(self, value)
-        return value  # type: ignore[no-any-return]
+        return value
 
     setattr(cls, name, property(read, slot.__set__, doc=slot.__doc__))
 
 
-_written_when_read(ToolCallDelta, "text")
-_written_when_read(ToolCallEnd, "arguments")
+# A tool call's text as a JSONText, written when read (see ToolCallDelta).
+_made_when_read(ToolCallDelta, "text", JSONText, str)
+_made_when_read(ToolCallEnd, "arguments", JSONText, str)
 
 
 @final
@@ -276,6 +285,10 @@ class UsageUpdate:
     """
 
     usage: Usage
+
+
+# A Gemini chunk's usage as its counts (a PendingUsage), made into a Usage when read.
+_made_when_read(UsageUpdate, "usage", tuple, read_pending)
 
 
 @final

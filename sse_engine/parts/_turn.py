@@ -23,7 +23,7 @@ import attrs
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._tally import Tally
 from sse_engine.partial_json import JSONStreamError, PartialJSON
-from sse_engine.parts._usage import FinishReason, Usage
+from sse_engine.parts._usage import FinishReason, PendingUsage, Usage, read_pending
 
 __all__ = ["UNSET", "JSONText", "ReasoningBlock", "ToolCall", "Turn", "joined"]
 
@@ -360,6 +360,7 @@ class Turn(_ByValue):
         "_reasoning",
         "_refusal",
         "_text",
+        "_usage",
         "choice",
         "citations",
         "error",
@@ -372,7 +373,6 @@ class Turn(_ByValue):
         "raw_finish_reason",
         "reasoning_blocks",
         "tool_calls",
-        "usage",
     )
 
     def __init__(
@@ -408,12 +408,24 @@ class Turn(_ByValue):
         )
         #: The sources the answer cites, in the order they came (``Citation`` parts).
         self.citations: list[Any] = []
-        self.usage = usage
+        self._usage: Usage | PendingUsage | None = usage
         self.finish_reason = finish_reason
         self.raw_finish_reason = raw_finish_reason
         self.outcome = outcome
         self.error = error
         self.choice = choice
+
+    @property
+    def usage(self) -> Usage | None:
+        """The latest usage reported (None before any)."""
+        usage = self._usage
+        if type(usage) is tuple:  # a PendingUsage: made now, once
+            usage = self._usage = read_pending(usage)
+        return usage  # type: ignore[return-value]
+
+    @usage.setter
+    def usage(self, usage: Usage | None) -> None:
+        self._usage = usage
 
     @property
     def text(self) -> str:

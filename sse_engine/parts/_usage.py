@@ -14,7 +14,10 @@ import attrs
 
 from sse_engine._event_build import slot_builder
 
-__all__ = ["FINISH_REASONS", "FinishReason", "Usage", "count_tokens", "new_usage"]
+__all__ = [
+    "FINISH_REASONS", "FinishReason", "PendingUsage", "Usage", "UsageCounts", "count_tokens",
+    "new_usage", "read_pending",
+]
 
 #: Why a turn ended, in one vocabulary for every lane (see :class:`Finish`).
 FinishReason = Literal[
@@ -75,3 +78,25 @@ new_usage: Callable[
 )
 new_usage.__module__ = __name__  # made by exec: it would belong to no module
 new_usage.__qualname__ = new_usage.__name__ = "new_usage"
+
+
+#: :class:`Usage`'s six counts, in the order of its fields (``new_usage``'s first six
+#: arguments): what a format whose stream reports usage in every chunk (Gemini) reads a
+#: wire usage object into, for :meth:`PartBuilder.usage_counts
+#: <sse_engine.parts._builder.PartBuilder.usage_counts>`.
+UsageCounts = tuple[int | None, int | None, int | None, int | None, int | None, int | None]
+
+#: A usage not made yet: its counts and the wire object, ``(counts, raw)``. A
+#: ``UsageUpdate``'s and a turn's ``usage`` may hold one until first read: most of a
+#: Gemini chunk's usage cost was making a Usage nobody reads before the next chunk's.
+#: A plain tuple because it is made per chunk (a class instance costs ten times as much),
+#: and a Usage is never one.
+PendingUsage = tuple[UsageCounts, Any]
+
+
+def read_pending(value: Usage | PendingUsage | None) -> Usage | None:
+    """``value`` as a :class:`Usage`: a pending one made now, any other as it is."""
+    if type(value) is tuple:
+        counts, raw = value
+        return new_usage(*counts, raw)
+    return value  # type: ignore[return-value]

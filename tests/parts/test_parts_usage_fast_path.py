@@ -1,14 +1,16 @@
 """Gemini's usage on the hot path reads exactly what the general reading gives.
 
 A Gemini stream reports ``usageMetadata`` in (nearly) every chunk, so its
-reading is on the parts layer's hot path: ``usage_from_wire`` reads the counts
-with plain lookups and builds the :class:`Usage` slot by slot (``new_usage``),
-and the builder makes each ``UsageUpdate`` slot by slot too. The properties:
-the fast reading equals the general one (``count_tokens`` per field and the
-attrs constructor, as before) on any ``usageMetadata`` object, near-miss values
-included (a count sent as a float, a bool, a string), and a ``PartStream``
-gives the same parts, and the same usage at every point it is read, with the
-fast path on and off, whatever the reads.
+reading is on the parts layer's hot path: ``usage_counts`` reads the counts
+with plain lookups, the builder keeps them (``usage_counts``) and the part and
+the turns make the :class:`Usage` from them slot by slot (``new_usage``) only
+when first read; the builder makes each ``UsageUpdate`` slot by slot too. The
+properties: the fast reading equals the general one (``count_tokens`` per field
+and the attrs constructor, as before) on any ``usageMetadata`` object,
+near-miss values included (a count sent as a float, a bool, a string), and a
+``PartStream`` gives the same parts, and the same usage at every point it is
+read, by the fast path and by the general one (a Usage made and compared per
+report, as before), whatever the reads.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from lane_runs import same_event
 
 from sse_engine import SSEEngineError
 from sse_engine.gemini import GeminiLane, encode_gemini_event
+from sse_engine.gemini._events import UsageMetadata
+from sse_engine.gemini._parts import GeminiParts
 from sse_engine.gemini._wire import usage_from_wire
 from sse_engine.parts import PartStream, Usage, UsageUpdate, count_tokens, new_usage
 from sse_engine.parts._builder import make_usage_update
@@ -57,10 +61,15 @@ def general_usage(usage: Mapping[str, Any]) -> Usage:
     )
 
 
+def _made_at_once(translator: GeminiParts, event: UsageMetadata) -> None:
+    translator.builder.usage(general_usage(event.usage))
+
+
 @contextmanager
 def general_path() -> Iterator[None]:
-    """The usage read by ``count_tokens`` and made, with its part, by the attrs constructors."""
-    with mock.patch("sse_engine.gemini._parts.usage_from_wire", general_usage), \
+    """Each report's usage read by ``count_tokens`` and made at once, with its part, by the
+    attrs constructors, and compared as a Usage (``PartBuilder.usage``)."""
+    with mock.patch.dict(GeminiParts.HANDLERS, {UsageMetadata: _made_at_once}), \
             mock.patch("sse_engine.parts._builder.make_usage_update", UsageUpdate):
         yield
 
@@ -163,10 +172,31 @@ def test_a_part_stream_reports_the_same_usage_by_either_path(
 def test_the_general_path_is_really_taken() -> None:
     """The switch works: the names it replaces are the ones the hot path calls."""
     body = encode_gemini_event({"candidates": [], "usageMetadata": {"promptTokenCount": 2}})
-    read = mock.patch("sse_engine.gemini._parts.usage_from_wire", side_effect=general_usage)
     make = mock.patch("sse_engine.parts._builder.make_usage_update", side_effect=UsageUpdate)
-    with read as read, make as made:
+    with general_path(), make as made, mock.patch(
+        f"{__name__}.general_usage", side_effect=general_usage,
+    ) as read:
         parts = PartStream(GeminiLane()).feed(body)
     read.assert_called_once()
     made.assert_called_once()
     assert UsageUpdate(Usage(2, 0, 2)) in parts
+
+
+def test_a_usage_nobody_reads_is_never_made() -> None:
+    """Chunks that each grow the usage make its parts, but a Usage only when one is read."""
+    body = b"".join(
+        encode_gemini_event({"candidates": [{"content": {"parts": [{"text": "x"}]}}],
+                             "usageMetadata": {"promptTokenCount": 2, "totalTokenCount": 2 + n,
+                                               "candidatesTokenCount": n}})
+        for n in range(1, 6)
+    )
+    stream = PartStream(GeminiLane())
+    with mock.patch("sse_engine.parts._usage.new_usage", side_effect=new_usage) as made:
+        parts = stream.feed(body)
+        updates = [part for part in parts if type(part) is UsageUpdate]
+        assert len(updates) == 5
+        assert made.call_count == 0
+        assert updates[2].usage == Usage(2, 3, 5)
+        assert updates[2].usage is updates[2].usage  # made once, then kept
+        assert stream.turn.usage == Usage(2, 5, 7)
+        assert made.call_count == 2
