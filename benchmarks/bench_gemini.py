@@ -83,7 +83,7 @@ def build_stream(n_events: int = 2000, seed: int = 20240611) -> bytes:
         answer += 3
         out.append(chunk([{"text": words(3)}]))
     signature = base64.b64encode(bytes(rng.randrange(256) for _ in range(180))).decode()
-    calls = [
+    calls: list[dict[str, Any]] = [
         {"functionCall": {"name": "search", "args": {"query": words(12), "limit": 10,
                                                      "filters": {"lang": ["en", "de"]}}},
          "thoughtSignature": signature},

@@ -148,5 +148,4 @@ def main(write: bool = True, quick: bool = False) -> int:
 
 
 if __name__ == "__main__":
-    quick = "--quick" in sys.argv
-    sys.exit(main(write=not quick and "--no-write" not in sys.argv, quick=quick))
+    sys.exit(report.module_cli((__doc__ or "").strip().splitlines()[0], main))

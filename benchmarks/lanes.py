@@ -36,7 +36,6 @@ does the rest, the same way for every lane:
 
 from __future__ import annotations
 
-import argparse
 import functools
 import inspect
 import json
@@ -302,7 +301,7 @@ class LaneBenchmark:
         at_size = [(label, share) for label, share in shares
                    if label.endswith(f" {size_label(size)}")]
         worst = min(at_size, key=lambda ls: ls[1])[0].rsplit(" ", 2)[0] if at_size else None
-        corpus = worst if worst in self.corpora else next(iter(self.corpora))
+        corpus = worst if worst is not None and worst in self.corpora else next(iter(self.corpora))
         build = self.corpora[corpus][0]
         chunks = corpora.chunked(sized(build, size), "ragged")
         return "\n".join([
@@ -440,10 +439,5 @@ def _sentence(fn: Callable[..., Any]) -> str:
 
 
 def cli(main: Callable[..., int], doc: str | None, argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.bench_<lane> [--quick] [--no-write]``."""
-    ap = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="small corpora, two rounds; does not write docs/benchmarks.md")
-    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
-    args = ap.parse_args(argv)
-    return main(write=not args.no_write and not args.quick, quick=args.quick)
+    """``python -m benchmarks.bench_<module> [--quick] [--no-write]``."""
+    return report.module_cli((doc or "").strip().splitlines()[0], main, argv=argv)

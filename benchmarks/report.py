@@ -192,23 +192,25 @@ def update_section(name: str, body: str, path: Path = BENCHMARKS_MD) -> Path:
 def module_cli(
     description: str,
     main: Callable[..., int],
-    profile: Callable[[bool], object],
-    profiled: str,
+    profile: Callable[[bool], object] | None = None,
+    profiled: str = "",
     argv: list[str] | None = None,
 ) -> int:
     """``python -m benchmarks.bench_X [--quick] [--no-write] [--profile]`` for one module.
 
     ``main(write=..., quick=...)`` runs the benchmark; ``profile(quick)``
-    cProfiles ``profiled`` instead. ``--quick`` never writes the docs.
+    cProfiles ``profiled`` instead (no ``--profile`` without one). ``--quick``
+    never writes the docs.
     """
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--quick", action="store_true", help="small inputs, 1-2 rounds (smoke)")
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
-    ap.add_argument(
-        "--profile", action="store_true", help=f"cProfile {profiled} instead of benchmarking"
-    )
+    if profile is not None:
+        ap.add_argument(
+            "--profile", action="store_true", help=f"cProfile {profiled} instead of benchmarking"
+        )
     args = ap.parse_args(argv)
-    if args.profile:
+    if profile is not None and args.profile:
         profile(args.quick)
         return 0
     return main(write=not args.no_write and not args.quick, quick=args.quick)

@@ -87,7 +87,7 @@ class Child:
                 if not line:
                     break
         self.stop()
-        raise RuntimeError(f"{self.proc.args} did not start: {self.log.read_text()[-2000:]}")
+        raise RuntimeError(f"{self.proc.args!r} did not start: {self.log.read_text()[-2000:]}")
 
     def stop(self) -> None:
         """End the process (SIGTERM, then SIGKILL after 5 s) and close its log."""

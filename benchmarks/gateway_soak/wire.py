@@ -124,7 +124,7 @@ def _frame(event: str, data: dict[str, Any]) -> bytes:
 
 def head_frames(seed: int) -> bytes:
     """message_start, ping and the text block's content_block_start."""
-    message = {
+    message: dict[str, Any] = {
         "id": f"msg_01soak{seed:016d}", "type": "message", "role": "assistant", "model": MODEL,
         "content": [], "stop_reason": None, "stop_sequence": None,
         "usage": {"input_tokens": 1187, "cache_creation_input_tokens": 0,
