@@ -27,7 +27,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import corpora, lanes
+from benchmarks import corpora, lanes, report
 from sse_engine.chat import ChatCompletionsLane
 
 __all__ = ["BENCHMARK", "main", "tool_stream"]
@@ -122,4 +122,4 @@ main = BENCHMARK.main
 
 
 if __name__ == "__main__":
-    sys.exit(lanes.cli(main, __doc__))
+    sys.exit(report.module_cli(__doc__, main))

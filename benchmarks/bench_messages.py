@@ -27,7 +27,7 @@ from typing import Any, cast
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import lanes
+from benchmarks import lanes, report
 from sse_engine.messages import MessagesLane
 
 __all__ = ["BENCHMARK", "build_stream", "main"]
@@ -136,4 +136,4 @@ main = BENCHMARK.main
 
 
 if __name__ == "__main__":
-    sys.exit(lanes.cli(main, __doc__))
+    sys.exit(report.module_cli(__doc__, main))

@@ -413,7 +413,7 @@ def main(write: bool = True, quick: bool = False) -> int:
 
 def _cli(argv: list[str] | None = None) -> int:
     return report.module_cli(
-        (__doc__ or "").splitlines()[0],
+        __doc__,
         main,
         lambda quick: profile(build_rows(QUICK if quick else FULL)),
         "sse_engine on every row",

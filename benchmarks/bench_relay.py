@@ -274,4 +274,4 @@ def main(write: bool = True, quick: bool = False) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(lanes.cli(main, __doc__))
+    sys.exit(report.module_cli(__doc__, main))

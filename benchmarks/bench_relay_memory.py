@@ -148,4 +148,4 @@ def main(write: bool = True, quick: bool = False) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(report.module_cli((__doc__ or "").strip().splitlines()[0], main))
+    sys.exit(report.module_cli(__doc__, main))

@@ -30,7 +30,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import corpora, lanes
+from benchmarks import corpora, lanes, report
 from sse_engine.responses import ResponsesLane
 
 __all__ = ["BENCHMARK", "agent_stream", "main"]
@@ -226,4 +226,4 @@ main = BENCHMARK.main
 
 
 if __name__ == "__main__":
-    sys.exit(lanes.cli(main, __doc__))
+    sys.exit(report.module_cli(__doc__, main))

@@ -50,7 +50,7 @@ from benchmarks.timing import RULE, Contender, best_of
 from sse_engine import SSEParser
 
 __all__ = [
-    "FLOOR_TARGET", "FULL", "QUICK", "TARGET", "LaneBenchmark", "Settings", "cli",
+    "FLOOR_TARGET", "FULL", "QUICK", "TARGET", "LaneBenchmark", "Settings",
     "parse_json_floor", "sdk_stream", "size_label", "sized",
 ]
 
@@ -436,8 +436,3 @@ class LaneBenchmark:
 def _sentence(fn: Callable[..., Any]) -> str:
     """The first paragraph of ``fn``'s docstring, on one line (it goes in the section)."""
     return " ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split())
-
-
-def cli(main: Callable[..., int], doc: str | None, argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.bench_<module> [--quick] [--no-write]``."""
-    return report.module_cli((doc or "").strip().splitlines()[0], main, argv=argv)

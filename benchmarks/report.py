@@ -190,7 +190,7 @@ def update_section(name: str, body: str, path: Path = BENCHMARKS_MD) -> Path:
 
 
 def module_cli(
-    description: str,
+    doc: str | None,
     main: Callable[..., int],
     profile: Callable[[bool], object] | None = None,
     profiled: str = "",
@@ -198,11 +198,12 @@ def module_cli(
 ) -> int:
     """``python -m benchmarks.bench_X [--quick] [--no-write] [--profile]`` for one module.
 
+    ``doc`` is the module's docstring (its first line is the help's description);
     ``main(write=..., quick=...)`` runs the benchmark; ``profile(quick)``
     cProfiles ``profiled`` instead (no ``--profile`` without one). ``--quick``
     never writes the docs.
     """
-    ap = argparse.ArgumentParser(description=description)
+    ap = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small inputs, 1-2 rounds (smoke)")
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     if profile is not None:
