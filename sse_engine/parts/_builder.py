@@ -53,7 +53,7 @@ from sse_engine.parts._parts import (
     Usage,
 )
 from sse_engine.parts._turn import UNSET, JSONText, ReasoningBlock, ToolCall, Turn, joined
-from sse_engine.parts._usage import UsageCounts
+from sse_engine.parts._usage import UsageCounts, counts_of
 
 __all__ = ["PartBuilder"]
 
@@ -118,8 +118,6 @@ class PartBuilder:
         self.finished = False
         self._id: str | None = None
         self._model: str | None = None
-        # The counts of the latest usage_counts() report, None after a usage() one.
-        self._counts: UsageCounts | None = None
         # The reasoning piece each turn is in (see ``reasoning``), and its open block.
         self._pieces: dict[int, object] = {}
         self._blocks: dict[int, _OpenBlock] = {}
@@ -417,7 +415,6 @@ class PartBuilder:
         turns = self.turns
         if turns[self._first].usage == usage:
             return
-        self._counts = None
         for turn in turns.values():
             turn.usage = usage
         self.out.append(make_usage_update(usage))
@@ -430,14 +427,7 @@ class PartBuilder:
         the turns hold the counts and the wire object until then. Equal
         counts are an unchanged report, as equal Usages are.
         """
-        last = self._counts
-        if last is None:
-            usage = self.turns[self._first].usage
-            if usage is not None:
-                last = (usage.input_tokens, usage.output_tokens, usage.total_tokens,
-                        usage.cached_input_tokens, usage.reasoning_tokens,
-                        usage.cache_write_input_tokens)
-        if counts == last:
+        if counts == counts_of(self.turns[self._first]._usage):
             return
         self._counts = counts
         pending = (counts, raw)

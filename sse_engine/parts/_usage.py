@@ -16,7 +16,7 @@ from sse_engine._event_build import slot_builder
 
 __all__ = [
     "FINISH_REASONS", "FinishReason", "PendingUsage", "Usage", "UsageCounts", "count_tokens",
-    "new_usage", "read_pending",
+    "counts_of", "new_usage", "read_pending",
 ]
 
 #: Why a turn ended, in one vocabulary for every lane (see :class:`Finish`).
@@ -100,3 +100,14 @@ def read_pending(value: Usage | PendingUsage | None) -> Usage | None:
         counts, raw = value
         return new_usage(*counts, raw)
     return value  # type: ignore[return-value]
+
+
+def counts_of(value: Usage | PendingUsage | None) -> UsageCounts | None:
+    """The counts of a usage, made or pending (None for no usage), without making it."""
+    if value is None:
+        return None
+    if type(value) is tuple:
+        return value[0]
+    usage: Usage = value  # type: ignore[assignment]
+    return (usage.input_tokens, usage.output_tokens, usage.total_tokens,
+            usage.cached_input_tokens, usage.reasoning_tokens, usage.cache_write_input_tokens)

@@ -30,7 +30,7 @@ from sse_engine import SSEEngineError
 from sse_engine.gemini import GeminiLane, encode_gemini_event
 from sse_engine.gemini._events import UsageMetadata
 from sse_engine.gemini._parts import GeminiParts
-from sse_engine.gemini._wire import usage_from_wire
+from sse_engine.gemini._wire import usage_counts, usage_from_wire
 from sse_engine.parts import PartStream, Usage, UsageUpdate, count_tokens, new_usage
 from sse_engine.parts._builder import make_usage_update
 
@@ -200,3 +200,17 @@ def test_a_usage_nobody_reads_is_never_made() -> None:
         assert updates[2].usage is updates[2].usage  # made once, then kept
         assert stream.turn.usage == Usage(2, 5, 7)
         assert made.call_count == 2
+
+
+def test_after_a_restart_the_same_counts_are_reported_again() -> None:
+    """Whether counts are unchanged is read off the turn, so a replay's fresh turn starts
+    with none: its first report makes a part, as the general path's does."""
+    builder = PartStream(GeminiLane())._builder
+    raw = {"promptTokenCount": 2}
+    builder.usage_counts(usage_counts(raw), raw)
+    builder.usage_counts(usage_counts(raw), raw)
+    assert builder.usage_parts == 1
+    builder.restart("replay")
+    builder.usage_counts(usage_counts(raw), raw)
+    assert builder.usage_parts == 2
+    assert builder.turns[0].usage == Usage(2, 0, 2)
