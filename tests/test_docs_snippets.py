@@ -42,6 +42,7 @@ from typing import Any
 import attrs
 import pytest
 from hypothesis_budget import deep
+from mypy_runs import run_mypy
 from once import OncePerRun, early
 from server import StreamServer, capture_bytes, lane_of_path
 
@@ -133,11 +134,10 @@ def test_every_marker_is_honest() -> None:
 #: Where the blocks are written to be run, one folder per pytest-xdist worker (gw0,
 #: gw1, ...; "main" without xdist), as workers write and delete them at the same time.
 WORK = ROOT / ".mypy_cache" / "doc_blocks" / os.environ.get("PYTEST_XDIST_WORKER", "main")
-#: Where they are written to be type-checked, and mypy keeps its cache between runs
-#: (git ignores .mypy_cache): one run for the whole run (tests/once.py), whichever
-#: worker makes it, so one cache, warm from the last run. The files stay at the same
-#: paths from run to run: mypy's cache is keyed by module name, and would replay the
-#: errors of a same-named file elsewhere.
+#: Where they are written to be type-checked: one run for the whole run
+#: (tests/once.py), whichever worker makes it, with the cache tests/mypy_runs.py keeps
+#: between runs. The files stay at the same paths from run to run: mypy's cache is
+#: keyed by module name, and would replay the errors of a same-named file elsewhere.
 CHECKS = ROOT / ".mypy_cache" / "doc_blocks" / "checked"
 
 
@@ -189,18 +189,13 @@ def mypy_errors(once_per_run: OncePerRun) -> dict[str, list[str]]:
 
 def _mypy_errors(_: pytest.TempPathFactory) -> dict[str, list[str]]:
     block_files = write_blocks(CHECKS / "blocks")
-    cache = CHECKS / "cache"
     # A syntax error would stop mypy's whole run: report it for its block alone.
     syntax = {unit: _syntax_error(path) for unit, path in block_files.items()}
     paths = {str(path): unit for unit, path in block_files.items() if syntax[unit] is None}
     paths |= {str(EXAMPLES / p.name): f"docs/examples/{p.name}" for p in EXAMPLES.glob("*.py")}
     # MYPYPATH: this checkout's sse_engine, whatever else is installed.
     env = {**os.environ, "MYPYPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "--show-error-codes",
-         "--no-error-summary", "--cache-dir", str(cache), *paths],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
-    )
+    done = run_mypy(list(paths), cwd=ROOT, env=env)
     assert done.returncode in (0, 1), done.stdout + done.stderr
     errors = {unit: [f"syntax error, line {bad}"] for unit, bad in syntax.items() if bad}
     errors |= {unit: [] for unit in paths.values()}

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
+from mypy_runs import run_mypy
 from once import OncePerRun, early
 
 import sse_engine
@@ -85,15 +86,10 @@ def _mypy_on_user_scripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str,
     (tmp_path / "user_script.py").write_text(USER_SCRIPT)
     (tmp_path / "user_mistake.py").write_text(USER_MISTAKE)
     # One mypy run over both scripts (cwd outside the repository: only the install
-    # can provide sse_engine): every error it reports is the mistake's. Its cache is
-    # kept between runs (git ignores .mypy_cache), so the package is checked again only
-    # when it changed; mypy still finds it through the install, or not at all.
-    cache = ROOT / ".mypy_cache" / "install"  # one run per run: one cache for every worker
-    checked = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "--no-error-summary",
-         "--cache-dir", str(cache), "user_script.py", "user_mistake.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
-    )
+    # can provide sse_engine): every error it reports is the mistake's. Its cache
+    # (tests/mypy_runs.py) holds the package's result when unchanged, but mypy still
+    # finds the package through the install, or not at all.
+    checked = run_mypy(["user_script.py", "user_mistake.py"], cwd=tmp_path)
     ran = subprocess.run(
         [sys.executable, "user_script.py"],
         cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True,

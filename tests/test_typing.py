@@ -1,7 +1,7 @@
 """Types that catch mistakes: what ``mypy --strict --warn-unreachable`` says about user code.
 
 Small user scripts are written to a temporary folder and checked in one mypy
-run (mypy is slow; its cache lives in the same temporary folder). One script
+run (mypy is slow; tests/mypy_runs.py keeps its cache between runs). One script
 is correct code a user writes against every lane, the glue and PartStream:
 it must pass, and its ``assert_type`` lines pin what each call is typed as.
 The others each make one mistake, marked on its line with ``# E: <code>``;
@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import textwrap
 import typing
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Any
 
 import attrs
 import pytest
+from mypy_runs import run_mypy
 from once import OncePerRun, early
 
 import sse_engine
@@ -200,13 +199,6 @@ def expected_errors(code: str) -> set[tuple[int, str]]:
     return found
 
 
-#: mypy's cache for these runs, kept between them (git ignores .mypy_cache): the
-#: scripts are new files each run and are always checked, but sse_engine and the
-#: standard library are read from the cache when unchanged. One for all pytest-xdist
-#: workers: the run is made once for the whole run (tests/once.py).
-CACHE = ROOT / ".mypy_cache" / "typing" / "shared"
-
-
 # Session scope, not module: with pytest-xdist a worker may run tests of other
 # modules between this module's, and a module fixture would run mypy again.
 @pytest.fixture(scope="session")
@@ -227,12 +219,7 @@ def _mypy_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tupl
     for name, code in SCRIPTS.items():
         (folder / f"{name}.py").write_text(textwrap.dedent(code).lstrip(), encoding="utf-8")
     env = {**os.environ, "MYPYPATH": str(ROOT)}  # this checkout's sse_engine
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-color-output",
-         "--show-error-codes", "--no-error-summary", "--cache-dir", str(CACHE),
-         *sorted(str(path) for path in folder.glob("*.py"))],
-        cwd=folder, env=env, capture_output=True, text=True, timeout=600, check=False,
-    )
+    done = run_mypy(sorted(str(path) for path in folder.glob("*.py")), cwd=folder, env=env)
     assert done.returncode in (0, 1), done.stdout + done.stderr
     errors: dict[str, set[tuple[int, str]]] = {}
     for line in done.stdout.splitlines():
