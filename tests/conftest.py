@@ -90,6 +90,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     ))
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[object]:
+    """No garbage collection while the tests are collected.
+
+    Collecting is mostly importing (the three SDKs build thousands of pydantic models):
+    millions of objects that stay alive, and almost no garbage (1,896 unreachable
+    objects after the SDKs' imports). The collector's passes over that growing heap
+    were about a second of each worker's 7-9 s collection, and found nothing to free.
+    What is alive when collection ends is frozen (below); the collector then runs
+    again, over what the tests make.
+    """
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.enable()
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Everything alive once the tests are collected is kept out of the collector's reach.
 
