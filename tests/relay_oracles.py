@@ -20,12 +20,12 @@ import anthropic
 import attrs
 import httpx
 import httpx2
+import loopback
 import openai
 from anthropic.lib.streaming import MessageStream
 from anthropic.types import RawMessageStreamEvent
 from google import genai
 from google.genai import errors as genai_errors
-from google.genai import types as genai_types
 from openai.lib.streaming.chat import ChatCompletionStream
 from openai.lib.streaming.responses import ResponseStream
 from openai.types.chat import ChatCompletionChunk
@@ -33,8 +33,8 @@ from openai.types.responses import ResponseStreamEvent
 
 from sse_engine import Outcome
 
-_OPENAI = openai.OpenAI(api_key="sk-dummy", base_url="https://example.invalid/v1")
-_ANTHROPIC = anthropic.Anthropic(api_key="sk-ant-dummy", base_url="https://example.invalid")
+_OPENAI = loopback.openai_client("https://example.invalid/v1")
+_ANTHROPIC = loopback.anthropic_client("https://example.invalid")
 #: What separates two pieces of reasoning (summary parts, items, thinking blocks) in a
 #: turn's reasoning: the parts layer's blank line.
 BLANK_LINE = "\n\n"
@@ -262,9 +262,8 @@ def _genai_answer(_: httpx.Request) -> httpx.Response:
     )
 
 
-# One client for the whole run: a new genai.Client (and its httpx.Client) builds TLS
-# contexts, about half a second, which an oracle called per example cannot afford.
-_GENAI = genai.Client(api_key="test-key", http_options=genai_types.HttpOptions(
+# One client for the whole run, answering from memory: it outlives the examples.
+_GENAI = genai.Client(api_key="test-key", http_options=loopback.genai_options(
     base_url="https://example.invalid",
     httpx_client=httpx.Client(transport=httpx.MockTransport(_genai_answer)),
 ))

@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 import httpx
+import loopback
 import openai
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,7 +32,7 @@ from test_chat import LEGACY_FUNCTION_CALL, capture, choice, chunk, run, sse, to
 from sse_engine import Outcome
 from sse_engine.chat import ChatContentDelta, ChatToolCallEnd
 
-_CLIENT = openai.OpenAI(api_key="sk-dummy", base_url="https://example.invalid/v1")
+_CLIENT = loopback.openai_client("https://example.invalid/v1")
 
 
 class SDKResult:

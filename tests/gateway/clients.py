@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anthropic
+import loopback
 import openai
 from relay_oracles import Seen, completion_seen, message_seen, response_seen
 from server import capture_bytes
@@ -32,11 +33,13 @@ TOOLS: dict[str, list[dict[str, Any]]] = {
 
 
 def openai_client(url: str) -> openai.OpenAI:
-    return openai.OpenAI(api_key="sk-client", base_url=f"{url}/v1", max_retries=0, timeout=10.0)
+    """The OpenAI SDK's client of the gateway at ``url``: no retries, so a test sees each answer."""
+    return loopback.openai_client(f"{url}/v1", api_key="sk-client", max_retries=0, timeout=10.0)
 
 
 def anthropic_client(url: str) -> anthropic.Anthropic:
-    return anthropic.Anthropic(api_key="sk-ant-client", base_url=url, max_retries=0, timeout=10.0)
+    """The Anthropic SDK's client of the gateway at ``url``: no retries, as above."""
+    return loopback.anthropic_client(url, api_key="sk-ant-client", max_retries=0, timeout=10.0)
 
 
 def capture_turn(name: str) -> Turn:

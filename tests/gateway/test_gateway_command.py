@@ -10,6 +10,7 @@ import threading
 import time
 
 import httpx
+import loopback
 import pytest
 from clients import PROMPT
 from upstream import Script, Upstream
@@ -89,7 +90,7 @@ def test_sigterm_stops_accepting_and_lets_a_running_stream_finish(upstream: Upst
         first = threading.Event()
 
         def read() -> None:
-            with httpx.stream("POST", f"{url}/v1/chat/completions", json=body) as response:
+            with loopback.stream("POST", f"{url}/v1/chat/completions", json=body) as response:
                 for piece in response.iter_raw():
                     got.append(piece)
                     first.set()
@@ -100,7 +101,7 @@ def test_sigterm_stops_accepting_and_lets_a_running_stream_finish(upstream: Upst
         process.send_signal(signal.SIGTERM)
         time.sleep(0.2)
         with pytest.raises(httpx.ConnectError):
-            httpx.post(f"{url}/v1/chat/completions", json=body, timeout=2)
+            loopback.post(f"{url}/v1/chat/completions", json=body, timeout=2)
         reader.join(10)
         assert b"".join(got).endswith(b"data: [DONE]\n\n")
         assert process.wait(10) == 0

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import anthropic
 import httpx
+import loopback
 import openai
 import pytest
 from clients import CLIENTS, PROMPT, UPSTREAMS, ask, capture_turn, openai_client
@@ -84,7 +85,7 @@ def test_an_upstream_error_event_is_the_clients_in_stream_error(
 ) -> None:
     gateway = start_gateway(upstream_format)
     upstream.default = Script(capture=f"{upstream_format}_error")
-    with httpx.stream("POST", gateway.url + PATHS[client], json=raw_body(client)) as response:
+    with loopback.stream("POST", gateway.url + PATHS[client], json=raw_body(client)) as response:
         data = response.read()
     assert response.status_code == 200
     lane = FORMATS[client].lane()
@@ -117,7 +118,7 @@ def test_a_529_overloaded_upstream_is_the_clients_own_error_status(
 ) -> None:
     gateway = start_gateway("messages")
     upstream.default = Script(status=529)
-    with httpx.Client(timeout=10.0) as http:
+    with httpx.Client(timeout=10.0, verify=loopback.TLS) as http:
         response = http.post(gateway.url + PATHS[client], json=raw_body(client))
     assert response.status_code == 529
     body = response.json()
@@ -140,7 +141,7 @@ def test_a_client_that_hangs_up_closes_its_upstream_at_once(
     gateway = start_gateway("messages")
     upstream.default = Script(pace=0.05)  # more than a second for the whole capture
     caplog.set_level(logging.INFO)
-    with httpx.stream("POST", gateway.url + PATHS[client], json=raw_body(client)) as response:
+    with loopback.stream("POST", gateway.url + PATHS[client], json=raw_body(client)) as response:
         next(response.iter_raw())
         left = time.monotonic()
     request = upstream.wait_closed(timeout=2.0)
@@ -163,7 +164,7 @@ def test_a_client_that_hangs_up_during_a_silence_closes_its_upstream_at_once(
     upstream.default = script
     timeout = httpx.Timeout(10.0, read=0.3)
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(gateway.url + PATHS["chat"], json=raw_body("chat"), timeout=timeout)
+        loopback.post(gateway.url + PATHS["chat"], json=raw_body("chat"), timeout=timeout)
     left = time.monotonic()
     request = upstream.wait_closed(timeout=2.0)
     assert request.closed_at is not None
@@ -176,7 +177,7 @@ def test_a_silent_upstream_gets_keepalives_to_the_client(
 ) -> None:
     gateway = start_gateway("messages", keepalive=0.05)
     upstream.default = Script(silent=0.25)
-    with httpx.stream("POST", gateway.url + PATHS[client], json=raw_body(client)) as response:
+    with loopback.stream("POST", gateway.url + PATHS[client], json=raw_body(client)) as response:
         data = response.read()
     assert response.status_code == 200
     assert data.startswith(b": keepalive\n: keepalive\n")
@@ -192,7 +193,7 @@ def test_an_upstream_slow_to_answer_gets_the_200_early_with_keepalives(
 ) -> None:
     gateway = start_gateway("messages", keepalive=0.05)
     upstream.default = Script(hold=0.2)
-    with httpx.stream("POST", gateway.url + PATHS["chat"], json=raw_body("chat")) as response:
+    with loopback.stream("POST", gateway.url + PATHS["chat"], json=raw_body("chat")) as response:
         data = response.read()
     assert data.startswith(b": keepalive\n")
     assert b"data: [DONE]" in data
@@ -210,9 +211,9 @@ def test_a_slow_client_gets_every_byte(
     start_gateway: Callable[..., Gateway], upstream: Upstream
 ) -> None:
     gateway = start_gateway("messages")
-    with httpx.stream("POST", gateway.url + PATHS["chat"], json=raw_body("chat")) as fast:
+    with loopback.stream("POST", gateway.url + PATHS["chat"], json=raw_body("chat")) as fast:
         whole = fast.read()
-    with httpx.stream("POST", gateway.url + PATHS["chat"], json=raw_body("chat")) as slow:
+    with loopback.stream("POST", gateway.url + PATHS["chat"], json=raw_body("chat")) as slow:
         pieces = []
         for piece in slow.iter_raw(64):
             pieces.append(piece)
@@ -237,7 +238,7 @@ def test_a_bad_body_is_a_400_in_the_clients_envelope(
 ) -> None:
     gateway = start_gateway("messages")
     headers = {"content-type": "application/json"}
-    response = httpx.post(gateway.url + PATHS[client], content=raw, headers=headers)
+    response = loopback.post(gateway.url + PATHS[client], content=raw, headers=headers)
     assert response.status_code == 400
     body = response.json()
     if client == "messages":
@@ -264,7 +265,7 @@ def test_a_bad_body_reaches_the_sdk_as_its_bad_request_naming_the_path(
 
 def test_an_unknown_path_is_a_404(start_gateway: Callable[..., Gateway]) -> None:
     gateway = start_gateway("messages")
-    assert httpx.post(gateway.url + "/v1/nothing", json={}).status_code == 404
+    assert loopback.post(gateway.url + "/v1/nothing", json={}).status_code == 404
 
 
 def test_what_the_upstream_cannot_take_is_named_in_x_dropped_params(
@@ -272,13 +273,13 @@ def test_what_the_upstream_cannot_take_is_named_in_x_dropped_params(
 ) -> None:
     gateway = start_gateway("messages")
     body = {**raw_body("chat", stream=False), "logprobs": True, "n": 2}
-    response = httpx.post(gateway.url + PATHS["chat"], json=body)
+    response = loopback.post(gateway.url + PATHS["chat"], json=body)
     assert response.status_code == 200
     dropped = response.headers[DROPPED_HEADER]
     assert "logprobs" in dropped
     assert "logprobs" not in json.dumps(upstream.seen[-1].body)
     # Nothing dropped: no header.
-    response = httpx.post(gateway.url + PATHS["chat"], json=raw_body("chat", stream=False))
+    response = loopback.post(gateway.url + PATHS["chat"], json=raw_body("chat", stream=False))
     assert DROPPED_HEADER not in response.headers
 
 
@@ -324,7 +325,7 @@ def test_an_upstream_that_cannot_be_reached_is_a_502_in_the_clients_envelope(
     gateway = Gateway(config).start()
     caplog.set_level(logging.INFO, logger="sse_engine.gateway")
     try:
-        response = httpx.post(gateway.url + PATHS[client], json=raw_body(client))
+        response = loopback.post(gateway.url + PATHS[client], json=raw_body(client))
     finally:
         gateway.stop()
     assert response.status_code == 502

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import httpx
+import loopback
 import pytest
 from clients import ask, capture_turn, seen
 from conftest import Gateway
 from google import genai
 from google.genai import errors as genai_errors
-from google.genai import types as genai_types
 from upstream import Script, Upstream
 
 from sse_engine import FORMATS
@@ -25,7 +24,7 @@ def test_the_genai_client_streams_a_messages_upstreams_turn(
     start_gateway: Callable[..., Gateway], upstream: Upstream
 ) -> None:
     gateway = start_gateway("messages")
-    options = genai_types.HttpOptions(base_url=gateway.url, timeout=10_000)
+    options = loopback.genai_options(base_url=gateway.url, timeout=10_000)
     client = genai.Client(api_key="client-key", http_options=options)
     chunks = list(client.models.generate_content_stream(model="gw", contents="Weather?"))
     text = "".join(chunk.text or "" for chunk in chunks)
@@ -53,7 +52,7 @@ def test_a_bad_gemini_body_is_a_400_in_googles_envelope(
 ) -> None:
     gateway = start_gateway("messages")
     path = "/v1beta/models/gw:streamGenerateContent?alt=sse"
-    response = httpx.post(gateway.url + path, json={"contents": [{"parts": 3}]})
+    response = loopback.post(gateway.url + path, json={"contents": [{"parts": 3}]})
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["status"] == "INVALID_ARGUMENT"
@@ -66,7 +65,7 @@ def test_a_gemini_client_gets_the_upstreams_rate_limit(
 ) -> None:
     gateway = start_gateway("messages")
     upstream.default = Script(status=429, retry_after="3")
-    options = genai_types.HttpOptions(base_url=gateway.url, timeout=10_000)
+    options = loopback.genai_options(base_url=gateway.url, timeout=10_000)
     client = genai.Client(api_key="client-key", http_options=options)
     with pytest.raises(genai_errors.ClientError) as raised:
         list(client.models.generate_content_stream(model="gw", contents="Weather?"))

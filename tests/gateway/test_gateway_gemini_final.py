@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import httpx
+import loopback
 import pytest
 from clients import ask, capture_turn, seen
 from conftest import Gateway
@@ -39,7 +39,7 @@ UPSTREAMS = [
 
 
 def genai_client(url: str, **options: Any) -> genai.Client:
-    http_options = genai_types.HttpOptions(base_url=url, timeout=10_000, **options)
+    http_options = loopback.genai_options(base_url=url, timeout=10_000, **options)
     return genai.Client(api_key="client-key", http_options=http_options)
 
 
@@ -82,13 +82,13 @@ def test_the_final_object_is_what_the_stream_path_streams(
     # The same request on the stream path and on the final path: the events streamed,
     # merged by a Gemini lane, are the final object the final path answers with.
     gateway = start_gateway(upstream_format)
-    streamed = httpx.post(
+    streamed = loopback.post(
         gateway.url + "/v1beta/models/gw:streamGenerateContent?alt=sse", json=BODY, timeout=10
     )
     lane = GeminiLane()
     lane.feed(streamed.content)
     lane.close()
-    final = httpx.post(gateway.url + FINAL_PATHS[0], json=BODY, timeout=10)
+    final = loopback.post(gateway.url + FINAL_PATHS[0], json=BODY, timeout=10)
     assert final.status_code == 200
     assert final.json() == lane.snapshot.to_api()
 
@@ -99,7 +99,7 @@ def test_the_answer_is_one_generate_content_response(
     start_gateway: Callable[..., Gateway], upstream: Upstream, upstream_format: str, path: str
 ) -> None:
     gateway = start_gateway(upstream_format)
-    answer = httpx.post(gateway.url + path, json=BODY, timeout=10)
+    answer = loopback.post(gateway.url + path, json=BODY, timeout=10)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("application/json")
     assert answer.headers["x-request-id"] == "req_upstream_1"
@@ -147,7 +147,7 @@ def test_a_rate_limit_is_googles_429_with_its_retry_after(
 ) -> None:
     gateway = start_gateway(upstream_format)
     upstream.default = Script(status=429, retry_after="3")
-    answer = httpx.post(gateway.url + FINAL_PATHS[0], json=BODY, timeout=10)
+    answer = loopback.post(gateway.url + FINAL_PATHS[0], json=BODY, timeout=10)
     assert answer.status_code == 429
     assert answer.headers["retry-after"] == "3"
     error = answer.json()["error"]
@@ -180,7 +180,7 @@ def test_a_failed_stream_is_an_error_never_a_final_object(
 ) -> None:
     gateway = start_gateway("messages")
     upstream.default = script
-    answer = httpx.post(gateway.url + FINAL_PATHS[0], json=BODY, timeout=10)
+    answer = loopback.post(gateway.url + FINAL_PATHS[0], json=BODY, timeout=10)
     assert answer.status_code >= 500
     error = answer.json()["error"]
     assert error["code"] == answer.status_code
@@ -192,7 +192,7 @@ def test_a_bad_body_is_a_400_on_the_final_path_too(
     start_gateway: Callable[..., Gateway], upstream: Upstream
 ) -> None:
     gateway = start_gateway("messages")
-    answer = httpx.post(gateway.url + FINAL_PATHS[0], json={"contents": [{"parts": 3}]})
+    answer = loopback.post(gateway.url + FINAL_PATHS[0], json={"contents": [{"parts": 3}]})
     assert answer.status_code == 400
     error = answer.json()["error"]
     assert error["status"] == "INVALID_ARGUMENT"
@@ -205,7 +205,7 @@ def test_the_stream_path_still_streams(
 ) -> None:
     gateway = start_gateway("messages")
     path = "/v1beta/models/gw:streamGenerateContent?alt=sse"
-    answer = httpx.post(gateway.url + path, json=BODY, timeout=10)
+    answer = loopback.post(gateway.url + path, json=BODY, timeout=10)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/event-stream")
     assert answer.text.startswith("data: ")
@@ -242,6 +242,6 @@ def test_count_tokens_is_not_served(
     start_gateway: Callable[..., Gateway], upstream: Upstream
 ) -> None:
     gateway = start_gateway("messages")
-    answer = httpx.post(gateway.url + "/v1beta/models/gw:countTokens", json=BODY)
+    answer = loopback.post(gateway.url + "/v1beta/models/gw:countTokens", json=BODY)
     assert answer.status_code == 404
     assert not upstream.seen

@@ -22,6 +22,7 @@ import json
 from typing import Any
 
 import attrs
+import loopback
 import pytest
 from gemini_cases import GEMINI_STREAMS, call, capture, chunk, text, thought, usage
 from google import genai
@@ -69,9 +70,10 @@ def _b64(data: bytes | None) -> str | None:
 
 @functools.cache
 def client_of(url: str) -> genai.Client:
-    """One client per server for the whole run: a new genai.Client builds TLS contexts,
-    about half a second, which a test per capture cannot afford."""
-    options = types.HttpOptions(base_url=url, retry_options=types.HttpRetryOptions(attempts=1))
+    """One client per server for the whole run, which keeps its connections open."""
+    options = loopback.genai_options(
+        base_url=url, retry_options=types.HttpRetryOptions(attempts=1)
+    )
     return genai.Client(api_key="test-key", http_options=options)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import anthropic
 import httpx2
+import loopback
 import pytest
 from anthropic import Stream
 from anthropic.lib.streaming import MessageStream
@@ -42,7 +43,7 @@ from test_messages import (
 from sse_engine import Outcome
 from sse_engine.messages import MessagesLane
 
-CLIENT = anthropic.Anthropic(api_key="sk-ant-dummy")  # never used to send a request
+CLIENT = loopback.anthropic_client("https://example.invalid")  # never sends a request
 
 
 def _response(body: bytes) -> httpx2.Response:

@@ -338,7 +338,8 @@ def sdk_run(body: bytes) -> tuple[Any, list[Any]]:
     ``ResponseStream`` (what ``client.responses.stream()`` returns); no
     request is ever sent.
     """
-    from openai import OpenAI, Stream
+    from loopback import openai_client
+    from openai import Stream
     from openai._types import omit
     from openai.lib.streaming.responses import ResponseStream
     from openai.types.responses import ResponseStreamEvent
@@ -349,7 +350,7 @@ def sdk_run(body: bytes) -> tuple[Any, list[Any]]:
         content=body,
         request=httpx.Request("POST", "https://example.invalid/v1/responses"),
     )
-    client = OpenAI(api_key="sk-test", base_url="https://example.invalid/v1")
+    client = openai_client("https://example.invalid/v1")
     raw = Stream(cast_to=ResponseStreamEvent, response=response, client=client)  # type: ignore[arg-type]
     stream = ResponseStream(raw_stream=raw, text_format=omit, input_tools=omit, starting_after=None)
     with warnings.catch_warnings():
