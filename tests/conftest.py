@@ -26,7 +26,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
@@ -90,7 +90,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_collection(session: pytest.Session) -> Iterator[object]:
+def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
     """No garbage collection while the tests are collected.
 
     Collecting is mostly importing (the three SDKs build thousands of pydantic models):
