@@ -9,7 +9,7 @@ read) writes it, beside the sources, in the ``__pycache__`` folders git ignores.
 Not in a cache of its own elsewhere (``PYTHONPYCACHEPREFIX``, as this file did
 before): Python then reads bytecode only from there, so every process compiled
 the installed packages again too (pip compiles them where they are), the three
-SDKs' thousands of modules: 21 s to collect the tests instead of 9 s, on every
+SDKs' thousands of modules: 21 s to collect the tests instead of 10 s, on every
 fresh machine, CI's included.
 
 Here too ``once_per_run``: work a session fixture does once for the whole run, however
@@ -96,7 +96,7 @@ def pytest_collection(session: pytest.Session) -> Generator[None, object, object
     Collecting is mostly importing (the three SDKs build thousands of pydantic models):
     millions of objects that stay alive, and almost no garbage (1,896 unreachable
     objects after the SDKs' imports). The collector's passes over that growing heap
-    were about a second of each worker's 7-9 s collection, and found nothing to free.
+    were about 0.6 s of each worker's collection, and found nothing to free.
     What is alive when collection ends is frozen (below); the collector then runs
     again, over what the tests make.
     """

@@ -429,7 +429,6 @@ class PartBuilder:
         """
         if counts == counts_of(self.turns[self._first]._usage):
             return
-        self._counts = counts
         pending = (counts, raw)
         for turn in self.turns.values():
             turn._usage = pending

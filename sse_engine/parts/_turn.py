@@ -418,10 +418,8 @@ class Turn(_ByValue):
     @property
     def usage(self) -> Usage | None:
         """The latest usage reported (None before any)."""
-        usage = self._usage
-        if type(usage) is tuple:  # a PendingUsage: made now, once
-            usage = self._usage = read_pending(usage)
-        return usage  # type: ignore[return-value]
+        self._usage = usage = read_pending(self._usage)  # a pending one is made now, once
+        return usage
 
     @usage.setter
     def usage(self, usage: Usage | None) -> None:
