@@ -7,6 +7,8 @@ names every revision has.
 import json
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import sse_engine as se
 
@@ -19,12 +21,12 @@ PIECES = [
 ]
 
 
-def sse(data, event=None):
+def sse(data: Any, event: str | None = None) -> str:
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {json.dumps(data)}\n\n"
 
 
-def chat():
+def chat() -> str:
     base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
     out = [sse({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})]
     for i in range(DELTAS):
@@ -44,10 +46,10 @@ def chat():
     return "".join(out)
 
 
-def responses():
+def responses() -> str:
     n = iter(range(10**9))
 
-    def ev(kind, **f):
+    def ev(kind: str, **f: Any) -> str:
         return sse({"type": kind, "sequence_number": next(n), **f}, kind)
 
     resp = {
@@ -133,8 +135,8 @@ def responses():
     return "".join(out)
 
 
-def messages():
-    msg = {
+def messages() -> str:
+    msg: dict[str, Any] = {
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
@@ -200,16 +202,18 @@ def messages():
     return "".join(out)
 
 
-LANES = {"chat": se.ChatCompletionsLane, "responses": se.ResponsesLane, "messages": se.MessagesLane}
-STREAMS = {"chat": chat, "responses": responses, "messages": messages}
+LANES: dict[str, type[Any]] = {
+    "chat": se.ChatCompletionsLane, "responses": se.ResponsesLane, "messages": se.MessagesLane,
+}
+STREAMS: dict[str, Callable[[], str]] = {"chat": chat, "responses": responses, "messages": messages}
 READ = 64 * 1024
 
 
-def reads(data):
+def reads(data: bytes) -> list[bytes]:
     return [data[i : i + READ] for i in range(0, len(data), READ)]
 
 
-def lane_only(fmt, chunks):
+def lane_only(fmt: str, chunks: list[bytes]) -> None:
     lane = LANES[fmt]()
     lane.start(200, {"content-type": "text/event-stream"})
     for c in chunks:
@@ -218,7 +222,7 @@ def lane_only(fmt, chunks):
     assert str(lane.outcome).lower().endswith("completed"), lane.outcome
 
 
-def parts(fmt, chunks):
+def parts(fmt: str, chunks: list[bytes]) -> None:
     ps = se.PartStream(LANES[fmt]())
     ps.start(200, {"content-type": "text/event-stream"})
     for c in chunks:
@@ -226,7 +230,7 @@ def parts(fmt, chunks):
     ps.close()
 
 
-def relay(fmt, to, chunks):
+def relay(fmt: str, to: str, chunks: list[bytes]) -> None:
     lane = LANES[fmt]()
     r = se.Relay(lane, to=to)
     r.start(200, {"content-type": "text/event-stream"})
@@ -235,7 +239,7 @@ def relay(fmt, to, chunks):
     r.close()
 
 
-def best(fn, *args):
+def best(fn: Callable[..., None], *args: Any) -> float:
     times = []
     for _ in range(int(sys.argv[1])):
         t = time.perf_counter()
@@ -244,7 +248,7 @@ def best(fn, *args):
     return min(times)
 
 
-result = {}
+result: dict[str, float] = {}
 for fmt in LANES:
     chunks = reads(STREAMS[fmt]().encode())
     result[f"{fmt} lane"] = best(lane_only, fmt, chunks)

@@ -37,9 +37,14 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from litellm.llms.anthropic.chat.transformation import AnthropicConfig
-from litellm.llms.vertex_ai.gemini.transformation import _transform_request_body
-from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import (
+# LiteLLM lives in its own environment (SSE_ENGINE_LITELLM_PYTHON), not in ours.
+from litellm.llms.anthropic.chat.transformation import (  # type: ignore[import-not-found]
+    AnthropicConfig,
+)
+from litellm.llms.vertex_ai.gemini.transformation import (  # type: ignore[import-not-found]
+    _transform_request_body,
+)
+from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import (  # type: ignore[import-not-found]
     VertexGeminiConfig,
 )
 
@@ -57,8 +62,10 @@ def to_messages(body: dict[str, Any]) -> dict[str, Any]:
     config = AnthropicConfig()
     optional = config.map_openai_params(
         non_default_params=_params(body), optional_params={}, model=CLAUDE, drop_params=False)
-    return config.transform_request(model=CLAUDE, messages=body["messages"],
-                                    optional_params=optional, litellm_params={}, headers={})
+    request: dict[str, Any] = config.transform_request(
+        model=CLAUDE, messages=body["messages"], optional_params=optional, litellm_params={},
+        headers={})
+    return request
 
 
 def to_gemini(body: dict[str, Any]) -> dict[str, Any]:

@@ -67,7 +67,7 @@ def _replaced(body: Any, where: tuple[Any, ...], value: Any) -> Any:
 @st.composite
 def broken_bodies(draw: Any, format: str) -> dict[str, Any]:
     """A valid body of ``format`` with one value replaced (or one key removed)."""
-    body = copy.deepcopy(draw(conversation_bodies(format)))
+    body: dict[str, Any] = copy.deepcopy(draw(conversation_bodies(format)))
     places = [p for p in _paths(body) if p]
     if not places:
         return body
