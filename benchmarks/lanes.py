@@ -153,9 +153,8 @@ def parse_json_floor(chunks: Reads, loads: Callable[[str], Any] = json.loads) ->
     The least a lane built on the parser does (``[DONE]`` and empty frames are
     not JSON); a lane's time over this one is what its events, checks and
     snapshot cost. Each decoded payload is dropped at once, as a lane drops
-    it: keeping them all (as this floor did until 2026-12-04) made the floor pay for
-    a growing heap, 25% of its time on a 1 MB stream, and flattered the lane's
-    share of it at that size.
+    it: keeping them all makes the floor pay for a growing heap (25% of its
+    time on a 1 MB stream), which would flatter the lane's share at that size.
     """
     parser = SSEParser()
     feed = parser.feed

@@ -37,14 +37,9 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# LiteLLM lives in its own environment (SSE_ENGINE_LITELLM_PYTHON), not in ours.
-from litellm.llms.anthropic.chat.transformation import (  # type: ignore[import-not-found]
-    AnthropicConfig,
-)
-from litellm.llms.vertex_ai.gemini.transformation import (  # type: ignore[import-not-found]
-    _transform_request_body,
-)
-from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import (  # type: ignore[import-not-found]
+from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+from litellm.llms.vertex_ai.gemini.transformation import _transform_request_body
+from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import (
     VertexGeminiConfig,
 )
 
