@@ -149,7 +149,10 @@ class ChatCompletionsLane(Lane[ChatEvent]):
             # Azure content-filter frames ("object": ""), or a provider's own frame.
             out.append(ChatUnknownFrame(payload))
             return
-        out.append(new_chunk(payload))
+        if self._text_sink is None:
+            out.append(new_chunk(payload))
+        # else a PartStream's read, whose translator has no use for the chunk's event
+        # any more (ChatParts.text_sink): none is made.
         snap = self._snapshot
         if self._need_identity:
             self._take_identity(payload)
@@ -298,7 +301,11 @@ class ChatCompletionsLane(Lane[ChatEvent]):
             else:
                 pieces.append(text)
             if text:
-                out.append(new_content_delta(index, text, raw))
+                sink = self._text_sink
+                if sink is None or out:
+                    out.append(new_content_delta(index, text, raw))
+                else:  # a PartStream's read, before any event: no event
+                    sink(text, index)
             return True
         calls = delta.get("tool_calls")
         if calls is None:

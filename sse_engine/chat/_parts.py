@@ -23,7 +23,7 @@ as the assistant message's ``reasoning_details``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from sse_engine.chat._events import (
@@ -141,12 +141,24 @@ class ChatParts(Translator):
         if snap.id is not None and snap.model is not None:
             self.handlers.pop(ChatChunk, None)  # every chunk after this needs no look
 
-    def _content(self, event: ChatContentDelta) -> None:
+    def text_sink(self) -> Callable[..., None] | None:
+        # Once the chunks' own events have nothing more to say (the id and model are
+        # known) and no reasoning is open, the lane gives content text as _content
+        # would take it, and makes no chunk events (see ChatCompletionsLane._on_event).
+        handlers = self.handlers
+        if ChatChunk in handlers or handlers[ChatContentDelta] is not ChatParts._content:
+            return None
+        return self._text_sink
+
+    def _text_sink(self, text: str, index: int) -> None:
         try:
-            choice = self._choices[event.choice_index]
+            choice = self._choices[index]
         except KeyError:
-            choice = self._choice(event.choice_index)
-        self.builder.text(event.text, choice)
+            choice = self._choice(index)
+        self.builder.text(text, choice)
+
+    def _content(self, event: ChatContentDelta) -> None:
+        self._text_sink(event.text, event.choice_index)
 
     def _content_after_reasoning(self, event: ChatContentDelta) -> None:
         """Text while a block of reasoning is open (in this or another choice)."""

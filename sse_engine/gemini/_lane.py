@@ -111,7 +111,10 @@ class GeminiLane(Lane[GeminiEvent]):
         if payload.keys().isdisjoint(RESPONSE_KEYS):
             out.append(GeminiUnknownFrame(payload))
             return
-        out.append(new_chunk(payload))
+        if self._text_sink is None:
+            out.append(new_chunk(payload))
+        # else a PartStream's read, whose translator has no use for the chunk's event
+        # any more (GeminiParts.text_sink): none is made.
         snap = self._snap
         candidates = payload.get("candidates")
         if candidates is not None:
@@ -230,11 +233,15 @@ class GeminiLane(Lane[GeminiEvent]):
                 return False
         state._open_content(content)
         add_text = state._add_text
+        sink = self._text_sink
         for part in parts:
             text = part["text"]
             thought = part.get(THOUGHT_KEY, False)
             add_text(part, text, thought, None)
-            out.append(new_text_part(thought, 0, text, None, raw))
+            if sink is None or out or thought:
+                out.append(new_text_part(thought, 0, text, None, raw))
+            else:  # a PartStream's read, before any event: no event
+                sink(text, 0)
         return True
 
     def _on_content(

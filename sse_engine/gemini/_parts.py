@@ -28,7 +28,7 @@ finishes as ``content_filter`` with the block reason as ``raw_reason``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sse_engine._lane import StreamEnd
@@ -108,6 +108,15 @@ class GeminiParts(Translator):
         self.builder.identify(ident, model if type(model) is str else None)
         if self._response_id is not None and type(model) is str:
             self.handlers.pop(GeminiChunk, None)  # every chunk after this needs no look
+
+    def text_sink(self) -> Callable[..., None] | None:
+        # Once the chunks' own events have nothing more to say (the id and model are
+        # known) and no thinking is open, the lane gives a plain text part's text as
+        # _text would take it (it has no signature), and makes no chunk events (see
+        # GeminiLane._on_event).
+        if self._thinking or GeminiChunk in self.handlers:
+            return None
+        return self.builder.text
 
     def _text(self, event: TextPart) -> None:
         candidate = event.candidate

@@ -116,7 +116,11 @@ class MessagesLane(Lane[MessagesEvent]):
                                 block.signature = value
                             else:
                                 block.parts.append(value)
-                            out.append(spec[1](payload, index, value))
+                            sink = self._text_sink
+                            if sink is None or out or delta_type != "text_delta":
+                                out.append(spec[1](payload, index, value))
+                            else:  # a PartStream's read, before any event: no event
+                                sink(value)
                             return
             self._blocks.delta(payload, out)
             return

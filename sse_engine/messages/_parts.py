@@ -18,7 +18,7 @@ and again, merged, at each ``message_delta``; an input count of 0 at the start
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sse_engine.messages._events import (
@@ -123,6 +123,10 @@ class MessagesParts(Translator):
                 else None,
                 raw=block,
             )
+
+    def text_sink(self) -> Callable[..., None]:
+        # The lane gives a text_delta's text (its _text, with no event).
+        return self.builder.text
 
     def _text(self, event: TextBlockDelta) -> None:
         self.builder.text(event.text)

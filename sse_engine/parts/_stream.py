@@ -96,12 +96,50 @@ class PartStream(Generic[L]):
         ``events`` holding the *parts* of what was decoded before it, down to
         the ``Finish`` of the failed stream.
         """
+        out = self._begin_read()
+        if out is None:
+            try:
+                events = self.lane.feed(data)
+            except ProtocolError as exc:
+                self._failed(exc)
+                raise
+            return self.translate(events) if events else []
         try:
             events = self.lane.feed(data)
         except ProtocolError as exc:
-            self._failed(exc)
+            exc.events = self._end_read(exc.events, out)
             raise
-        return self.translate(events) if events else []
+        except BaseException:
+            self.lane._text_sink = None
+            raise
+        return self._end_read(events, out)
+
+    def _begin_read(self) -> list[Part] | None:
+        """Get ready for one read of the lane whose text deltas go straight to the
+        translator (its ``text_sink``: the lane makes no event for them); the list
+        their parts go to, or None when the translator takes none now (read as usual).
+
+        For what reads the lane itself (:meth:`feed`, a relay): the read's events then
+        go to :meth:`_end_read` with this list, and nothing else may read the lane or
+        translate in between.
+        """
+        builder = self._builder
+        if builder.finished:
+            return None
+        sink = self._translator.text_sink()
+        if sink is None:
+            return None
+        out: list[Part] = []
+        builder.out = out
+        builder.usage_parts = 0
+        self.lane._text_sink = sink
+        return out
+
+    def _end_read(self, events: Iterable[LaneEvent], out: list[Part]) -> list[Part]:
+        """The parts of a read :meth:`_begin_read` started: ``out`` (what its text
+        deltas made), then the parts of the read's ``events``."""
+        self.lane._text_sink = None
+        return self._translate_into(events, out)
 
     def close(self, *, error: StreamError | None = None) -> list[Part]:
         """The transport ended: the final parts (the ``Finish``, if not sent yet).
@@ -132,12 +170,19 @@ class PartStream(Generic[L]):
         event the lane returned, in order, and do not also call :meth:`feed`.
         Parts after the ``Finish`` are never made.
         """
+        return self._translate_into(events, [], fresh=True)
+
+    def _translate_into(
+        self, events: Iterable[LaneEvent], out: list[Part], fresh: bool = False
+    ) -> list[Part]:
+        """:meth:`translate`, the parts appended to ``out`` (a read's, when not ``fresh``:
+        the builder's list already, with what the read's text deltas made)."""
         builder = self._builder
-        out: list[Part] = []
         if builder.finished:
             return out
-        builder.out = out
-        builder.usage_parts = 0
+        if fresh:
+            builder.out = out
+            builder.usage_parts = 0
         translator = self._translator
         handlers = translator.handlers
         try:

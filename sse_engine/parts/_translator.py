@@ -50,6 +50,20 @@ class Translator:
     def _setup(self) -> None:
         """Set up the translator's own state (again after a restart)."""
 
+    def text_sink(self) -> Callable[..., None] | None:
+        """What the lane gives a text delta to instead of making its event, during the
+        next read, or None (events as usual). By default, none.
+
+        The lane calls it (with its own arguments: ``Lane._text_sink``) only for
+        deltas read before any event of that read, so it runs where the delta's
+        event would have been translated; it must do what that event's handler
+        would, in whatever state the translator is then. A translator gives one
+        only in a state it stays in for the whole read: text never changes which
+        sink is right (Chat's and Gemini's also make their lanes skip the chunk
+        events, which their translators no longer read by then).
+        """
+        return None
+
     def raw_reasons(self) -> Mapping[int, str | None]:
         """Each choice's own finish reason as the lane has it (None: none was given)."""
         raise NotImplementedError

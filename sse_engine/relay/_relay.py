@@ -118,16 +118,37 @@ class Relay:
 
     def feed(self, data: bytes | bytearray | memoryview) -> bytes:
         """Read the next bytes of the upstream's body; return the bytes to send downstream."""
+        stream = self.stream
+        pending = stream._begin_read()
+        if pending is None:
+            events = self._read_events(data)
+            if Comment in map(type, events):  # _relay's choice, without its call per read
+                return self._with_keepalives(events)
+            return self._written(events)
+        # Text deltas before the read's first event went straight to the translator (no
+        # event made): written while read, as _written writes them, or made into parts.
+        emitter = self._emitter
+        direct = emitter.direct = []
         try:
-            events = self._read(data)
+            events = self._read_events(data)
+        finally:
+            emitter.direct = None
+            stream._end_read((), pending)
+        if pending:
+            direct.append(self._write(pending))
+        if events:
+            direct.append(self._relay(events))
+        return b"".join(direct)  # one piece is returned as it is
+
+    def _read_events(self, data: bytes | bytearray | memoryview) -> list[Any]:
+        """The source lane's events (and comments) of one read."""
+        try:
+            return self._read(data)
         except ProtocolError as exc:
             # The source's bytes stopped making sense: the lane is failed for good
             # (code protocol_error) and its events end with its StreamEnd; the
             # target gets its in-stream error as for any upstream failure.
-            events = exc.events
-        if Comment in map(type, events):  # _relay's choice, without its call per read
-            return self._with_keepalives(events)
-        return self._written(events)
+            return exc.events
 
     def close(self) -> bytes:
         """The upstream's body ended (or broke off): the last bytes to send downstream.

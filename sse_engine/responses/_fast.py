@@ -51,15 +51,19 @@ _content_fields = itemgetter("output_index", "content_index", "delta", "item_id"
 _summary_fields = itemgetter("output_index", "summary_index", "delta", "item_id")
 _call_fields = itemgetter("output_index", "delta", "item_id")
 
-#: ``(snapshot, type, payload, sequence_number, out) -> handled``.
+#: ``(snapshot, type, payload, sequence_number, out, sink) -> handled``; ``sink``: the
+#: lane's ``_text_sink`` when no event of the read came yet (a PartStream's read), which
+#: takes a text delta instead of its event, else None.
 FastHandler = Callable[
-    [ResponseSnapshot, str, dict[str, Any], int | None, list[ResponsesEvent]], bool
+    [ResponseSnapshot, str, dict[str, Any], int | None, list[ResponsesEvent],
+     Callable[..., None] | None],
+    bool,
 ]
 
 
 def _content_delta(
     snap: ResponseSnapshot, kind: str, payload: dict[str, Any], seq: int | None,
-    out: list[ResponsesEvent],
+    out: list[ResponsesEvent], sink: Callable[..., None] | None,
 ) -> bool:
     """``response.output_text.delta`` (and refusal, reasoning text) into an announced part."""
     try:
@@ -79,13 +83,18 @@ def _content_delta(
     if part is None:
         return False
     part._append(delta)
-    out.append(_content_event(kind, seq, item_id, index, content_index, delta, logprobs, payload))
+    if sink is None:
+        out.append(
+            _content_event(kind, seq, item_id, index, content_index, delta, logprobs, payload)
+        )
+    else:
+        sink(kind, index, content_index, delta, item_id)
     return True
 
 
 def _summary_delta(
     snap: ResponseSnapshot, kind: str, payload: dict[str, Any], seq: int | None,
-    out: list[ResponsesEvent],
+    out: list[ResponsesEvent], sink: Callable[..., None] | None,
 ) -> bool:
     """``response.reasoning_summary_text.delta`` into an announced summary part."""
     try:
@@ -110,7 +119,7 @@ def _summary_delta(
 
 def _call_delta(
     snap: ResponseSnapshot, kind: str, payload: dict[str, Any], seq: int | None,
-    out: list[ResponsesEvent],
+    out: list[ResponsesEvent], sink: Callable[..., None] | None,
 ) -> bool:
     """A tool call's input fragment (``response.function_call_arguments.delta``, ...)."""
     try:

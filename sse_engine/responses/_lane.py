@@ -196,13 +196,17 @@ class ResponsesLane(Lane[ResponsesEvent]):
         if kind == sse.event:
             fast = FAST_HANDLERS.get(kind)
             if fast is not None:
+                # A PartStream's read takes a text delta before any event of the read.
+                sink = None if out else self._text_sink
                 if type(seq) is int:
-                    if seq - 1 == self._last_seq and fast(self._snap, kind, payload, seq, out):
+                    if seq - 1 == self._last_seq and fast(
+                        self._snap, kind, payload, seq, out, sink
+                    ):
                         self._last_seq = seq
                         return
                 elif (
                     seq is None and "missing_sequence_number" in self._warned_once
-                    and fast(self._snap, kind, payload, seq, out)
+                    and fast(self._snap, kind, payload, seq, out, sink)
                 ):
                     return
         self._on_payload(sse, payload, kind, seq, out)

@@ -265,21 +265,31 @@ class ResponsesParts(Translator):
             self._early_item(index, "reasoning" if channel == "reasoning" else "message", item_id)
         return True
 
+    def text_sink(self) -> Callable[..., None]:
+        # The lane gives a content delta's fields as _content_delta would read them.
+        return self._content_sink
+
     def _content_delta(self, event: ResponseContentDeltaEvent) -> None:
-        key = (event.output_index, "content", event.content_index)
+        self._content_sink(
+            event.type, event.output_index, event.content_index, event.delta, event.item_id
+        )
+
+    def _content_sink(
+        self, kind: str, output_index: int, content_index: int, delta: str, item_id: str | None
+    ) -> None:
+        key = (output_index, "content", content_index)
         shown = self._shown.get(key)
         if shown is None:
-            channel = PART_CHANNELS[CONTENT_EVENTS[event.type][1]]
-            if not self._note(key[0], channel, event.item_id):
+            channel = PART_CHANNELS[CONTENT_EVENTS[kind][1]]
+            if not self._note(output_index, channel, item_id):
                 return
             shown = self._texts.known(key, channel)
         if shown.final is not None:
             return  # the part's final text came (or its item is done): the lane keeps it
-        delta = event.delta
         if not shown.length:
             self._texts.emit(key, shown, delta)
         else:
-            self._emitters[event.type](delta, 0, key)
+            self._emitters[kind](delta, 0, key)
         shown.length += len(delta)
 
     def _text_done(self, event: ResponseTextDoneEvent) -> None:

@@ -1,0 +1,146 @@
+"""Text deltas a ``PartStream`` takes straight from its lane, with no lane event made.
+
+During ``PartStream.feed`` (and a relay's read) the lane hands a plain text
+delta to the translator's ``text_sink`` instead of making its event, as long as
+no event of that read came before it. Whether a delta goes that way depends on
+where the reads were cut, so the property is: for any stream and any cuts,
+``feed()`` gives exactly the parts (and turn, snapshot and warnings) that
+``translate()`` gives for the same lane's own events, and a relay writes the
+same bytes however its reads were cut.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import examples
+from wire_turns import ALL_LANES, render, turn_specs
+
+from sse_engine import ChatCompletionsLane, GeminiLane, Lane, MessagesLane, ResponsesLane
+from sse_engine.chat import ChatContentDelta
+from sse_engine.gemini import TextPart
+from sse_engine.messages import TextBlockDelta
+from sse_engine.parts import Part, PartStream, TextDelta
+from sse_engine.relay import Relay
+from sse_engine.responses import ResponseContentDeltaEvent
+
+CAPTURES = Path(__file__).parents[2] / "sse_engine" / "captures"
+LANE_OF = {
+    "chat": ChatCompletionsLane,
+    "responses": ResponsesLane,
+    "messages": MessagesLane,
+    "gemini": GeminiLane,
+}
+STREAMS = {
+    path.name: (LANE_OF[path.name.split("_")[0]], path.read_bytes())
+    for path in sorted(CAPTURES.glob("*.sse"))
+    if path.name.split("_")[0] in LANE_OF
+}
+
+
+def _reads(data: bytes, cuts: list[int]) -> list[bytes]:
+    bounds = [0, *sorted(c for c in cuts if 0 < c < len(data)), len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def _fed(lane: Lane[Any], reads: list[bytes]) -> tuple[list[Part], PartStream[Any]]:
+    stream = PartStream(lane)
+    parts: list[Part] = []
+    for read in reads:
+        parts += stream.feed(read)
+    return parts + stream.close(), stream
+
+
+def _translated(lane: Lane[Any], reads: list[bytes]) -> tuple[list[Part], PartStream[Any]]:
+    """The same reads, the lane driven by hand: every delta is one of its events."""
+    stream = PartStream(lane)
+    parts: list[Part] = []
+    for read in reads:
+        parts += stream.translate(lane.feed(read))
+    return parts + stream.translate(lane.close()), stream
+
+
+def _same(kind: type[Lane[Any]], data: bytes, cuts: list[int]) -> None:
+    reads = _reads(data, cuts)
+    fed, by_feed = _fed(kind(), reads)
+    translated, by_hand = _translated(kind(), reads)
+    assert fed == translated
+    assert by_feed.turns == by_hand.turns
+    assert by_feed.lane.snapshot.to_api() == by_hand.lane.snapshot.to_api()
+    assert by_feed.warnings == by_hand.warnings
+
+
+@settings(max_examples=examples(40, thorough=400), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(lane=st.sampled_from(sorted(ALL_LANES)), spec=turn_specs(), data=st.data())
+def test_feed_gives_what_translate_gives_for_any_turn_and_any_cuts(
+    lane: str, spec: Any, data: st.DataObject
+) -> None:
+    body = render(lane, spec)
+    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=40))
+    _same(ALL_LANES[lane], body, cuts)
+
+
+@pytest.mark.parametrize("name", sorted(STREAMS))
+@settings(max_examples=examples(5, thorough=100), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_feed_gives_what_translate_gives_for_every_capture_and_any_cuts(
+    name: str, data: st.DataObject
+) -> None:
+    kind, body = STREAMS[name]
+    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=60))
+    _same(kind, body, cuts)
+
+
+@pytest.mark.parametrize("name", sorted(STREAMS))
+@pytest.mark.parametrize("target", ["chat", "responses", "messages", "gemini"])
+@settings(max_examples=examples(3, thorough=60), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_relay_writes_the_same_bytes_however_its_reads_are_cut(
+    name: str, target: str, data: st.DataObject
+) -> None:
+    kind, body = STREAMS[name]
+    whole = Relay(kind(), to=target, id="x", created=1)
+    expected = whole.feed(body) + whole.close()
+    relay = Relay(kind(), to=target, id="x", created=1)
+    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=60))
+    got = b"".join(relay.feed(read) for read in _reads(body, cuts)) + relay.close()
+    assert got == expected
+
+
+TEXT_EVENTS = (ChatContentDelta, ResponseContentDeltaEvent, TextBlockDelta, TextPart)
+
+
+@pytest.mark.parametrize("name", ["chat_basic.sse", "responses_basic.sse",
+                                  "messages_basic.sse", "gemini_basic.sse"])
+def test_text_read_alone_goes_to_the_sink_and_makes_no_lane_event(name: str) -> None:
+    """The path the properties above compare is taken: one event per read, and the text
+    deltas of a plain stream are not the lane's events but still the stream's parts."""
+    kind, body = STREAMS[name]
+    lane = kind()
+    stream = PartStream(lane)
+    made: list[Any] = []
+    feed = lane.feed
+
+    def counting_feed(data: bytes) -> list[Any]:
+        events = feed(data)
+        made.extend(events)
+        return events
+
+    lane.feed = counting_feed  # type: ignore[method-assign]
+    parts: list[Part] = []
+    for frame in body.replace(b"\r\n", b"\n").split(b"\n\n"):
+        parts += stream.feed(frame + b"\n\n")
+    parts += stream.close()
+    texts = [p for p in parts if type(p) is TextDelta]
+    assert len(texts) >= 2
+    # At most the first (read before the translator knows the response's id) is an event.
+    assert len([e for e in made if isinstance(e, TEXT_EVENTS)]) <= 1
+    assert "".join(p.text for p in texts) == stream.turn.text
