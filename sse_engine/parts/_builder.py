@@ -122,6 +122,14 @@ class PartBuilder:
         self._pieces: dict[int, object] = {}
         self._blocks: dict[int, _OpenBlock] = {}
 
+    def batch(self) -> list[Part]:
+        """Start a new batch of parts (a read's, a ``translate()``'s): the list the
+        builder appends to from now on, with no usage update in it yet."""
+        out: list[Part] = []
+        self.out = out
+        self.usage_parts = 0
+        return out
+
     def turn(self, choice: int) -> Turn:
         """The turn of ``choice``, made on first use."""
         turn = self.turns.get(choice)

@@ -97,13 +97,6 @@ class PartStream(Generic[L]):
         the ``Finish`` of the failed stream.
         """
         out = self._begin_read()
-        if out is None:
-            try:
-                events = self.lane.feed(data)
-            except ProtocolError as exc:
-                self._failed(exc)
-                raise
-            return self.translate(events) if events else []
         try:
             events = self.lane.feed(data)
         except ProtocolError as exc:
@@ -123,22 +116,21 @@ class PartStream(Generic[L]):
         go to :meth:`_end_read` with this list, and nothing else may read the lane or
         translate in between.
         """
-        builder = self._builder
-        if builder.finished:
+        if self._builder.finished:
             return None
         sink = self._translator.text_sink()
         if sink is None:
             return None
-        out: list[Part] = []
-        builder.out = out
-        builder.usage_parts = 0
         self.lane._text_sink = sink
-        return out
+        return self._builder.batch()
 
-    def _end_read(self, events: Iterable[LaneEvent], out: list[Part]) -> list[Part]:
+    def _end_read(self, events: Iterable[LaneEvent], out: list[Part] | None) -> list[Part]:
         """The parts of a read :meth:`_begin_read` started: ``out`` (what its text
-        deltas made), then the parts of the read's ``events``."""
+        deltas made), then the parts of the read's ``events`` (for a read it did not
+        start, ``out`` None: :meth:`translate`'s)."""
         self.lane._text_sink = None
+        if out is None:
+            return self.translate(events) if events else []
         return self._translate_into(events, out)
 
     def close(self, *, error: StreamError | None = None) -> list[Part]:
@@ -170,19 +162,13 @@ class PartStream(Generic[L]):
         event the lane returned, in order, and do not also call :meth:`feed`.
         Parts after the ``Finish`` are never made.
         """
-        return self._translate_into(events, [], fresh=True)
+        return self._translate_into(events, self._builder.batch())
 
-    def _translate_into(
-        self, events: Iterable[LaneEvent], out: list[Part], fresh: bool = False
-    ) -> list[Part]:
-        """:meth:`translate`, the parts appended to ``out`` (a read's, when not ``fresh``:
-        the builder's list already, with what the read's text deltas made)."""
-        builder = self._builder
-        if builder.finished:
+    def _translate_into(self, events: Iterable[LaneEvent], out: list[Part]) -> list[Part]:
+        """:meth:`translate`, the parts appended to ``out``: the builder's batch, which
+        may hold parts already (what a read's text deltas made)."""
+        if self._builder.finished:
             return out
-        if fresh:
-            builder.out = out
-            builder.usage_parts = 0
         translator = self._translator
         handlers = translator.handlers
         try:
@@ -283,9 +269,7 @@ class PartStream(Generic[L]):
             raise UsageError(f"a {type(self.lane).__name__} stream cannot load a final object")
         self._not_finished("load()")
         events: list[LaneEvent] = load(response)
-        out: list[Part] = []
-        self._builder.out = out
-        self._builder.usage_parts = 0
+        out = self._builder.batch()
         self._translator.loaded(response)
         return out + self.translate(events)
 
