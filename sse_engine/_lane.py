@@ -112,8 +112,8 @@ class Lane(Generic[E]):
             None if recognize is Lane.recognize else ShapeCheck(type(self), recognize)
         )
         self._setup()
-        #: Set by a PartStream for its own read: takes the text deltas read before any
-        #: event of the read, and no event is made for them (see Translator.text_sink).
+        #: Set by a PartStream for its own read: takes the deltas read before any event
+        #: of the read, and no event is made for them (see Translator.text_sink).
         # Set last: made before the lane's own attributes, it cost the Messages lane 3%.
         self._text_sink: Callable[..., None] | None = None
 

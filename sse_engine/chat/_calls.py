@@ -17,6 +17,7 @@ held open) is its own, per choice. It reports through the lane's
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from sse_engine._json import plain_json
@@ -113,9 +114,19 @@ class ChatCalls:
     # -- the delta fields -----------------------------------------------------------------
 
     def tool_calls(
-        self, state: ChatChoiceSnapshot, value: Any, raw: dict[str, Any], out: list[ChatEvent]
+        self,
+        state: ChatChoiceSnapshot,
+        value: Any,
+        raw: dict[str, Any],
+        out: list[ChatEvent],
+        sink: Callable[..., None] | None = None,
     ) -> None:
-        """A delta's ``tool_calls``: each fragment opens a call or continues one."""
+        """A delta's ``tool_calls``: each fragment opens a call or continues one.
+
+        ``sink``: the lane's ``_text_sink`` (a PartStream's read), which takes a
+        call's arguments fragment instead of its event while no event of the read
+        came yet.
+        """
         if type(value) is not list:
             self._bad_field("delta.tool_calls", "a list", value)
             return
@@ -131,7 +142,7 @@ class ChatCalls:
                 len(fragment) == 2
                 and type(function) is dict
                 and len(function) == 1
-                and self._continued(state, calls, fragment, function, raw, out)
+                and self._continued(state, calls, fragment, function, raw, out, sink)
             ):
                 continue
             if function is None:
@@ -156,6 +167,7 @@ class ChatCalls:
         function: dict[str, Any],
         raw: dict[str, Any],
         out: list[ChatEvent],
+        sink: Callable[..., None] | None,
     ) -> bool:
         """The common fragment, read without :meth:`_tool_call_for`: True if it was one.
 
@@ -174,7 +186,10 @@ class ChatCalls:
             return False
         if arguments:
             call._add_arguments(arguments)
-            out.append(new_arguments_delta(state.index, call.index, arguments, raw))
+            if sink is None or out:
+                out.append(new_arguments_delta(state.index, call.index, arguments, raw))
+            else:  # a PartStream's read, before any event: no event
+                sink(arguments, state.index, call.index)
         return True
 
     def _tool_call_for(

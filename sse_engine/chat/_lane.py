@@ -310,7 +310,7 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         calls = delta.get("tool_calls")
         if calls is None:
             return False
-        self._calls.tool_calls(state, calls, raw, out)
+        self._calls.tool_calls(state, calls, raw, out, self._text_sink)
         return True
 
     def _on_usage(self, usage: Any, raw: dict[str, Any], out: list[ChatEvent]) -> None:

@@ -140,6 +140,7 @@ class ChatParts(Translator):
         self.builder.identify(snap.id, snap.model)
         if snap.id is not None and snap.model is not None:
             self.handlers.pop(ChatChunk, None)  # every chunk after this needs no look
+            self.sink = self.text_sink()
 
     def text_sink(self) -> Callable[..., None] | None:
         # Once the chunks' own events have nothing more to say (the id and model are
@@ -150,7 +151,14 @@ class ChatParts(Translator):
             return None
         return self._text_sink
 
-    def _text_sink(self, text: str, index: int) -> None:
+    def _text_sink(self, text: str, index: int, tool: int | None = None) -> None:
+        """Content text of choice ``index``, or (``tool``: the call's index in the
+        choice) a tool call's arguments fragment, as _tool_arguments takes it."""
+        if tool is not None:
+            found = self._calls.get((index, tool))
+            if found is not None:
+                self.builder.call_delta(found[0], text, found[1], found[2])
+            return
         try:
             choice = self._choices[index]
         except KeyError:
@@ -205,6 +213,7 @@ class ChatParts(Translator):
             self.builder.reasoning_start(choice)
             # Text ends the block: until then, it goes through the row that says so.
             self.handlers[ChatContentDelta] = ChatParts._content_after_reasoning
+            self.sink = None
 
     def _end_reasoning(self, choice: int) -> None:
         """The choice went on to something else: its block of reasoning, if open, ends."""
@@ -214,6 +223,7 @@ class ChatParts(Translator):
             builder.reasoning_end(choice, raw=None if details is None else details.take())
             if not builder.reasoning_open:
                 self.handlers[ChatContentDelta] = ChatParts._content
+                self.sink = self.text_sink()
 
     def _finish(self, event: ChatFinish) -> None:
         self._end_reasoning(self._choice(event.choice_index))
@@ -225,9 +235,7 @@ class ChatParts(Translator):
         self._calls[event.choice_index, event.tool_index] = call, index, choice
 
     def _tool_arguments(self, event: ChatToolCallArgumentsDelta) -> None:
-        found = self._calls.get((event.choice_index, event.tool_index))
-        if found is not None:
-            self.builder.call_delta(found[0], event.delta, found[1], found[2])
+        self._text_sink(event.delta, event.choice_index, event.tool_index)
 
     def _tool_end(self, event: ChatToolCallEnd) -> None:
         found = self._calls.get((event.choice_index, event.tool_index))

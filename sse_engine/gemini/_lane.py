@@ -140,7 +140,11 @@ class GeminiLane(Lane[GeminiEvent]):
         if usage is not None:
             if type(usage) is dict:
                 snap.fields["usageMetadata"] = usage
-                out.append(new_usage(usage, payload))
+                sink = self._text_sink
+                if sink is None or out:
+                    out.append(new_usage(usage, payload))
+                else:  # a PartStream's read, before any event: no event
+                    sink("usage", usage, 0)
             else:
                 self._bad_field("usageMetadata", "an object", usage)
         fields = snap.fields
@@ -238,10 +242,10 @@ class GeminiLane(Lane[GeminiEvent]):
             text = part["text"]
             thought = part.get(THOUGHT_KEY, False)
             add_text(part, text, thought, None)
-            if sink is None or out or thought:
+            if sink is None or out:
                 out.append(new_text_part(thought, 0, text, None, raw))
             else:  # a PartStream's read, before any event: no event
-                sink(text, 0)
+                sink("thought" if thought else "text", text, 0)
         return True
 
     def _on_content(

@@ -108,15 +108,25 @@ class GeminiParts(Translator):
         self.builder.identify(ident, model if type(model) is str else None)
         if self._response_id is not None and type(model) is str:
             self.handlers.pop(GeminiChunk, None)  # every chunk after this needs no look
+            self.sink = self.text_sink()
 
     def text_sink(self) -> Callable[..., None] | None:
         # Once the chunks' own events have nothing more to say (the id and model are
-        # known) and no thinking is open, the lane gives a plain text part's text as
-        # _text would take it (it has no signature), and makes no chunk events (see
-        # GeminiLane._on_event).
-        if self._thinking or GeminiChunk in self.handlers:
-            return None
-        return self.builder.text
+        # known), the lane gives its plain parts and its usage to _sink, and makes no
+        # chunk events (see GeminiLane._on_event).
+        return None if GeminiChunk in self.handlers else self._sink
+
+    def _sink(self, kind: str, value: Any, candidate: int) -> None:
+        """What _text, _thought and _usage do with their events' fields (``kind``:
+        ``text``, ``thought`` or ``usage``; a part the lane gives here has no signature)."""
+        if kind == "text":
+            if candidate in self._thinking:
+                self._end_thinking(candidate)
+            self.builder.text(value, candidate)
+        elif kind == "thought":
+            self._think(candidate, value, None)
+        else:
+            self.builder.usage_counts(usage_counts(value), value)
 
     def _text(self, event: TextPart) -> None:
         candidate = event.candidate
@@ -130,16 +140,18 @@ class GeminiParts(Translator):
         self.builder.text(event.text, candidate)
 
     def _thought(self, event: ThoughtPart) -> None:
-        candidate = event.candidate
+        self._think(event.candidate, event.text, event.signature)
+
+    def _think(self, candidate: int, text: str, signature: str | None) -> None:
         thinking = self._thinking.get(candidate)
         if thinking is None:
             thinking = self._thinking[candidate] = _Thinking(self.builder.lean)
             self.builder.reasoning_start(candidate)
-        if event.text:
-            thinking.pieces.append(event.text)
-            self.builder.reasoning(event.text, candidate)
-        if event.signature is not None:
-            thinking.signature = event.signature
+        if text:
+            thinking.pieces.append(text)
+            self.builder.reasoning(text, candidate)
+        if signature is not None:
+            thinking.signature = signature
 
     def _end_thinking(self, candidate: int) -> None:
         thinking = self._thinking.pop(candidate)
@@ -178,8 +190,7 @@ class GeminiParts(Translator):
 
     def _usage(self, event: UsageMetadata) -> None:
         # The counts only: the Usage is made if a part or turn is read (usage_counts).
-        usage = event.usage
-        self.builder.usage_counts(usage_counts(usage), usage)
+        self._sink("usage", event.usage, 0)
 
 
 GeminiParts.HANDLERS = {

@@ -117,10 +117,10 @@ class MessagesLane(Lane[MessagesEvent]):
                             else:
                                 block.parts.append(value)
                             sink = self._text_sink
-                            if sink is None or out or delta_type != "text_delta":
+                            if sink is None or out:
                                 out.append(spec[1](payload, index, value))
                             else:  # a PartStream's read, before any event: no event
-                                sink(value)
+                                sink(delta_type, value, index)
                             return
             self._blocks.delta(payload, out)
             return

@@ -125,8 +125,18 @@ class MessagesParts(Translator):
             )
 
     def text_sink(self) -> Callable[..., None]:
-        # The lane gives a text_delta's text (its _text, with no event).
-        return self.builder.text
+        # The lane gives every string delta of its hot path: (delta type, string, index).
+        return self._delta_sink
+
+    def _delta_sink(self, delta_type: str, value: str, index: int) -> None:
+        """What _text, _thinking and _input do with their events' fields (a signature
+        needs nothing: its block's stop carries it)."""
+        if delta_type == "text_delta":
+            self.builder.text(value)
+        elif delta_type == "thinking_delta":
+            self.builder.reasoning(value, piece=index)
+        elif delta_type == "input_json_delta":
+            self._fragment(index, value)
 
     def _text(self, event: TextBlockDelta) -> None:
         self.builder.text(event.text)
@@ -144,9 +154,12 @@ class MessagesParts(Translator):
         self.builder.reasoning(event.thinking, piece=event.index)
 
     def _input(self, event: InputJsonDelta) -> None:
-        found = self._calls.get(event.index)
-        if found is not None and event.partial_json:
-            self.builder.call_delta(found[0], event.partial_json, found[1])
+        self._fragment(event.index, event.partial_json)
+
+    def _fragment(self, index: int, partial_json: str) -> None:
+        found = self._calls.get(index)
+        if found is not None and partial_json:
+            self.builder.call_delta(found[0], partial_json, found[1])
 
     def _tool_stop(self, event: ToolUseStop) -> None:
         found = self._calls.get(event.index)

@@ -118,7 +118,7 @@ class PartStream(Generic[L]):
         """
         if self._builder.finished:
             return None
-        sink = self._translator.text_sink()
+        sink = self._translator.sink
         if sink is None:
             return None
         self.lane._text_sink = sink

@@ -46,21 +46,27 @@ class Translator:
         #: change that must hold from the next event on is made in place).
         self.handlers = self.HANDLERS
         self._setup()
+        #: What :meth:`text_sink` says now, kept: a read asks for it (a translator
+        #: whose answer changes with its state sets it again where that state changes).
+        self.sink = self.text_sink()
 
     def _setup(self) -> None:
         """Set up the translator's own state (again after a restart)."""
 
     def text_sink(self) -> Callable[..., None] | None:
-        """What the lane gives a text delta to instead of making its event, during the
-        next read, or None (events as usual). By default, none.
+        """What the lane gives its commonest deltas to instead of making their events,
+        during the next read, or None (events as usual). By default, none.
 
-        The lane calls it (with its own arguments: ``Lane._text_sink``) only for
-        deltas read before any event of that read, so it runs where the delta's
-        event would have been translated; it must do what that event's handler
-        would, in whatever state the translator is then. A translator gives one
-        only in a state it stays in for the whole read: text never changes which
-        sink is right (Chat's and Gemini's also make their lanes skip the chunk
-        events, which their translators no longer read by then).
+        Which deltas, and with what arguments, is the format's own (``Lane._text_sink``):
+        text everywhere; Messages' thinking and tool input, Responses' reasoning
+        summaries, Chat's tool-call arguments, Gemini's thoughts and usage too. The
+        lane calls it only for deltas read before any event of that read, so it runs
+        where the delta's event would have been translated; it must do what that
+        event's handler would, in whatever state the translator is then. A translator
+        gives one only in a state it stays in for the whole read, what the sink takes
+        included, and keeps the answer in ``self.sink``, set again where its state
+        changes it (Chat's and Gemini's also make their lanes skip the chunk events,
+        which their translators no longer read by then).
         """
         return None
 
@@ -79,6 +85,7 @@ class Translator:
     def on_restart(self, event: StreamRestarted) -> None:
         self.builder.restart(event.reason)
         self._setup()
+        self.sink = self.text_sink()
 
 
 #: The rows every translator's table has.

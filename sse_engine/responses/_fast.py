@@ -113,7 +113,10 @@ def _summary_delta(
     if part is None:
         return False
     part._append(delta)
-    out.append(_summary_event(kind, seq, item_id, index, summary_index, delta, payload))
+    if sink is None:
+        out.append(_summary_event(kind, seq, item_id, index, summary_index, delta, payload))
+    else:
+        sink(kind, index, summary_index, delta, item_id)
     return True
 
 

@@ -83,6 +83,10 @@ __all__ = ["ResponsesParts"]
 _CallInput = ResponseCallDeltaEvent | ResponseArgumentsDoneEvent | ResponseCustomToolInputDoneEvent
 
 
+#: A reasoning summary's text delta (the content deltas' types: CONTENT_EVENTS).
+_SUMMARY_DELTA = "response.reasoning_summary_text.delta"
+
+
 def _str(value: Any) -> str:
     return value if type(value) is str else ""
 
@@ -100,11 +104,13 @@ class ResponsesParts(Translator):
 
     def _setup(self) -> None:
         builder = self.builder
-        # Each content delta's type -> the builder method its text goes to.
-        self._emitters: dict[str, Callable[[str, int, object], None]] = {
-            kind: getattr(builder, PART_CHANNELS[part])
+        # Each text delta's type -> where its text sits in its item, its channel and
+        # the builder method it goes to.
+        self._routes: dict[str, tuple[str, str, Callable[[str, int, object], None]]] = {
+            kind: ("content", PART_CHANNELS[part], getattr(builder, PART_CHANNELS[part]))
             for kind, (_, part) in CONTENT_EVENTS.items()
         }
+        self._routes[_SUMMARY_DELTA] = ("summary", "reasoning", builder.reasoning)
         self._done: set[int] = set()
         lane = self.lane
         self._texts = ShownTexts(builder, lambda index: lane.snapshot.item(index))
@@ -266,21 +272,27 @@ class ResponsesParts(Translator):
         return True
 
     def text_sink(self) -> Callable[..., None]:
-        # The lane gives a content delta's fields as _content_delta would read them.
-        return self._content_sink
+        # The lane gives a content or summary delta's fields as _text_delta reads them.
+        return self._text_delta
 
     def _content_delta(self, event: ResponseContentDeltaEvent) -> None:
-        self._content_sink(
+        self._text_delta(
             event.type, event.output_index, event.content_index, event.delta, event.item_id
         )
 
-    def _content_sink(
-        self, kind: str, output_index: int, content_index: int, delta: str, item_id: str | None
+    def _summary_delta(self, event: ResponseSummaryTextDeltaEvent) -> None:
+        self._text_delta(
+            event.type, event.output_index, event.summary_index, event.delta, event.item_id
+        )
+
+    def _text_delta(
+        self, kind: str, output_index: int, index: int, delta: str, item_id: str | None
     ) -> None:
-        key = (output_index, "content", content_index)
+        """A content part's or reasoning summary's text grew (``index``: which of them)."""
+        where, channel, emit = self._routes[kind]
+        key = (output_index, where, index)
         shown = self._shown.get(key)
         if shown is None:
-            channel = PART_CHANNELS[CONTENT_EVENTS[kind][1]]
             if not self._note(output_index, channel, item_id):
                 return
             shown = self._texts.known(key, channel)
@@ -289,7 +301,7 @@ class ResponsesParts(Translator):
         if not shown.length:
             self._texts.emit(key, shown, delta)
         else:
-            self._emitters[kind](delta, 0, key)
+            emit(delta, 0, key)
         shown.length += len(delta)
 
     def _text_done(self, event: ResponseTextDoneEvent) -> None:
@@ -343,22 +355,6 @@ class ResponsesParts(Translator):
             self._cited.add(key)
             url, title = annotation_fields(annotation)
             self.builder.citation(kind, annotation, url=url, title=title)
-
-    def _summary_delta(self, event: ResponseSummaryTextDeltaEvent) -> None:
-        key = (event.output_index, "summary", event.summary_index)
-        shown = self._shown.get(key)
-        if shown is None:
-            if not self._note(key[0], "reasoning", event.item_id):
-                return
-            shown = self._texts.known(key, "reasoning")
-        if shown.final is not None:
-            return
-        delta = event.delta
-        if not shown.length:
-            self._texts.emit(key, shown, delta)
-        else:
-            self.builder.reasoning(delta, 0, key)
-        shown.length += len(delta)
 
     def _summary_done(self, event: ResponseSummaryTextDoneEvent) -> None:
         if self._note(event.output_index, "reasoning", event.item_id):

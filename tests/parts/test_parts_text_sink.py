@@ -1,7 +1,8 @@
-"""Text deltas a ``PartStream`` takes straight from its lane, with no lane event made.
+"""Deltas a ``PartStream`` takes straight from its lane, with no lane event made.
 
 During ``PartStream.feed`` (and a relay's read) the lane hands a plain text
-delta to the translator's ``text_sink`` instead of making its event, as long as
+delta (and, per format, reasoning, tool input, Gemini's usage) to the
+translator's ``text_sink`` instead of making its event, as long as
 no event of that read came before it. Whether a delta goes that way depends on
 where the reads were cut, so the property is: for any stream and any cuts,
 ``feed()`` gives exactly the parts (and turn, snapshot and warnings) that
@@ -12,6 +13,7 @@ same bytes however its reads were cut.
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +24,12 @@ from hypothesis_budget import examples
 from wire_turns import ALL_LANES, render, turn_specs
 
 from sse_engine import ChatCompletionsLane, GeminiLane, Lane, MessagesLane, ResponsesLane
-from sse_engine.chat import ChatContentDelta
-from sse_engine.gemini import TextPart
-from sse_engine.messages import TextBlockDelta
-from sse_engine.parts import Part, PartStream, TextDelta
+from sse_engine.chat import ChatContentDelta, ChatToolCallArgumentsDelta
+from sse_engine.gemini import TextPart, ThoughtPart, UsageMetadata
+from sse_engine.messages import InputJsonDelta, TextBlockDelta, ThinkingDelta
+from sse_engine.parts import Part, PartStream
 from sse_engine.relay import Relay
-from sse_engine.responses import ResponseContentDeltaEvent
+from sse_engine.responses import ResponseContentDeltaEvent, ResponseSummaryTextDeltaEvent
 
 CAPTURES = Path(__file__).parents[2] / "sse_engine" / "captures"
 LANE_OF = {
@@ -43,10 +45,14 @@ STREAMS = {
 }
 
 
+#: Where a frame ends, whichever line breaks its stream uses.
+FRAME_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+
+
 def _cuts(data: st.DataObject, body: bytes, most: int) -> list[int]:
     """Cuts anywhere, and at a random choice of the frames' ends: where a delta is read
     first in its read (and so goes to the sink), which cuts anywhere seldom hit."""
-    ends = [at + 2 for at in range(len(body)) if body.startswith(b"\n\n", at)]
+    ends = [found.end() for found in FRAME_END.finditer(body)]
     anywhere = data.draw(st.lists(st.integers(0, len(body)), max_size=most))
     framed = data.draw(st.sets(st.sampled_from(ends))) if ends else set()
     return [*anywhere, *framed]
@@ -122,16 +128,38 @@ def test_a_relay_writes_the_same_bytes_however_its_reads_are_cut(
     assert got == expected
 
 
-TEXT_EVENTS = (ChatContentDelta, ResponseContentDeltaEvent, TextBlockDelta, TextPart)
+#: Each kind of delta a lane hands to its translator's sink, and a capture that has it.
+SINKED = [
+    ("chat_basic.sse", ChatContentDelta),
+    ("chat_parallel_tools.sse", ChatToolCallArgumentsDelta),
+    ("responses_basic.sse", ResponseContentDeltaEvent),
+    ("responses_reasoning.sse", ResponseSummaryTextDeltaEvent),
+    ("messages_basic.sse", TextBlockDelta),
+    ("messages_thinking.sse", ThinkingDelta),
+    ("messages_basic.sse", InputJsonDelta),
+    ("gemini_basic.sse", TextPart),
+    ("gemini_thinking.sse", ThoughtPart),
+    ("gemini_basic.sse", UsageMetadata),
+]
 
 
-@pytest.mark.parametrize("name", ["chat_basic.sse", "responses_basic.sse",
-                                  "messages_basic.sse", "gemini_basic.sse"])
-def test_text_read_alone_goes_to_the_sink_and_makes_no_lane_event(name: str) -> None:
-    """The path the properties above compare is taken: one event per read, and the text
-    deltas of a plain stream are not the lane's events but still the stream's parts."""
-    kind, body = STREAMS[name]
-    lane = kind()
+def _frames(body: bytes) -> list[bytes]:
+    ends = [0, *(found.end() for found in FRAME_END.finditer(body))]
+    return [body[a:b] for a, b in itertools.pairwise(ends)]
+
+
+@pytest.mark.parametrize(("name", "kind"), SINKED, ids=[k.__name__ for _, k in SINKED])
+def test_a_delta_read_alone_goes_to_the_sink_and_makes_no_lane_event(
+    name: str, kind: type[Any]
+) -> None:
+    """The path the properties above compare is taken for every kind of delta a lane
+    sinks: read one frame at a time, the lane makes (nearly) none of their events, and
+    the parts are still the stream's."""
+    lane_type, body = STREAMS[name]
+    alone = lane_type()
+    by_lane = [e for e in alone.feed(body) + alone.close() if type(e) is kind]
+    assert len(by_lane) >= 2
+    lane = lane_type()
     stream = PartStream(lane)
     made: list[Any] = []
     feed = lane.feed
@@ -143,11 +171,12 @@ def test_text_read_alone_goes_to_the_sink_and_makes_no_lane_event(name: str) -> 
 
     lane.feed = counting_feed  # type: ignore[method-assign]
     parts: list[Part] = []
-    for frame in body.replace(b"\r\n", b"\n").split(b"\n\n"):
-        parts += stream.feed(frame + b"\n\n")
+    for frame in _frames(body):
+        parts += stream.feed(frame)
     parts += stream.close()
-    texts = [p for p in parts if type(p) is TextDelta]
-    assert len(texts) >= 2
-    # At most the first (read before the translator knows the response's id) is an event.
-    assert len([e for e in made if isinstance(e, TEXT_EVENTS)]) <= 1
-    assert "".join(p.text for p in texts) == stream.turn.text
+    # At most the first (read before the translator knows the response's id) and the
+    # last (which may follow another event of its frame: Gemini's last usage) are events.
+    events = [e for e in made if type(e) is kind]
+    assert len(events) <= 2 and len(events) < len(by_lane)
+    by_hand = PartStream(lane_type())
+    assert parts == by_hand.translate(by_hand.lane.feed(body) + by_hand.lane.close())
