@@ -115,7 +115,7 @@ class Lane(Generic[E]):
         #: Set by a PartStream for its own read: takes the deltas read before any event
         #: of the read, and no event is made for them (see Translator.text_sink).
         # Set last: made before the lane's own attributes, it cost the Messages lane 3%.
-        self._text_sink: Callable[..., None] | None = None
+        self._text_sink: Callable[..., Any] | None = None
 
     # -- what subclasses provide -------------------------------------------
 

@@ -53,7 +53,7 @@ class Translator:
     def _setup(self) -> None:
         """Set up the translator's own state (again after a restart)."""
 
-    def text_sink(self) -> Callable[..., None] | None:
+    def text_sink(self) -> Callable[..., Any] | None:
         """What the lane gives its commonest deltas to instead of making their events,
         during the next read, or None (events as usual). By default, none.
 

@@ -53,17 +53,18 @@ _call_fields = itemgetter("output_index", "delta", "item_id")
 
 #: ``(snapshot, type, payload, sequence_number, out, sink) -> handled``; ``sink``: the
 #: lane's ``_text_sink`` when no event of the read came yet (a PartStream's read), which
-#: takes a text delta instead of its event, else None.
+#: takes a text, summary or call input delta instead of its event (a call's: unless it
+#: says False), else None.
 FastHandler = Callable[
     [ResponseSnapshot, str, dict[str, Any], int | None, list[ResponsesEvent],
-     Callable[..., None] | None],
+     Callable[..., Any] | None],
     bool,
 ]
 
 
 def _content_delta(
     snap: ResponseSnapshot, kind: str, payload: dict[str, Any], seq: int | None,
-    out: list[ResponsesEvent], sink: Callable[..., None] | None,
+    out: list[ResponsesEvent], sink: Callable[..., Any] | None,
 ) -> bool:
     """``response.output_text.delta`` (and refusal, reasoning text) into an announced part."""
     try:
@@ -94,7 +95,7 @@ def _content_delta(
 
 def _summary_delta(
     snap: ResponseSnapshot, kind: str, payload: dict[str, Any], seq: int | None,
-    out: list[ResponsesEvent], sink: Callable[..., None] | None,
+    out: list[ResponsesEvent], sink: Callable[..., Any] | None,
 ) -> bool:
     """``response.reasoning_summary_text.delta`` into an announced summary part."""
     try:
@@ -122,7 +123,7 @@ def _summary_delta(
 
 def _call_delta(
     snap: ResponseSnapshot, kind: str, payload: dict[str, Any], seq: int | None,
-    out: list[ResponsesEvent], sink: Callable[..., None] | None,
+    out: list[ResponsesEvent], sink: Callable[..., Any] | None,
 ) -> bool:
     """A tool call's input fragment (``response.function_call_arguments.delta``, ...)."""
     try:
@@ -135,7 +136,9 @@ def _call_delta(
     if state is None or state.done:
         return False
     state._call(CALL_EVENTS[kind].field)._append(delta)
-    out.append(_call_event(kind, seq, item_id, index, delta, payload))
+    # The sink says False for a call it has not started: the event waits for its item.
+    if sink is None or not sink(kind, index, 0, delta, item_id):
+        out.append(_call_event(kind, seq, item_id, index, delta, payload))
     return True
 
 

@@ -106,11 +106,13 @@ class ResponsesParts(Translator):
         builder = self.builder
         # Each text delta's type -> where its text sits in its item, its channel and
         # the builder method it goes to.
-        self._routes: dict[str, tuple[str, str, Callable[[str, int, object], None]]] = {
+        # (A call's input fragment: None, see _delta.)
+        self._routes: dict[str, tuple[str, str, Callable[[str, int, object], None]] | None] = {
             kind: ("content", PART_CHANNELS[part], getattr(builder, PART_CHANNELS[part]))
             for kind, (_, part) in CONTENT_EVENTS.items()
         }
         self._routes[_SUMMARY_DELTA] = ("summary", "reasoning", builder.reasoning)
+        self._routes.update(dict.fromkeys(CALL_EVENTS))
         self._done: set[int] = set()
         lane = self.lane
         self._texts = ShownTexts(builder, lambda index: lane.snapshot.item(index))
@@ -271,38 +273,51 @@ class ResponsesParts(Translator):
             self._early_item(index, "reasoning" if channel == "reasoning" else "message", item_id)
         return True
 
-    def text_sink(self) -> Callable[..., None]:
-        # The lane gives a content or summary delta's fields as _text_delta reads them.
-        return self._text_delta
+    def text_sink(self) -> Callable[..., bool]:
+        # The lane gives a text or call input delta's fields as _delta reads them.
+        return self._delta
 
     def _content_delta(self, event: ResponseContentDeltaEvent) -> None:
-        self._text_delta(
+        self._delta(
             event.type, event.output_index, event.content_index, event.delta, event.item_id
         )
 
     def _summary_delta(self, event: ResponseSummaryTextDeltaEvent) -> None:
-        self._text_delta(
+        self._delta(
             event.type, event.output_index, event.summary_index, event.delta, event.item_id
         )
 
-    def _text_delta(
+    def _delta(
         self, kind: str, output_index: int, index: int, delta: str, item_id: str | None
-    ) -> None:
-        """A content part's or reasoning summary's text grew (``index``: which of them)."""
-        where, channel, emit = self._routes[kind]
+    ) -> bool:
+        """A content part's or reasoning summary's text grew (``index``: which of them),
+        or a call's input did. False only for a call that has not started: its
+        event must wait for its item (the lane then makes it, and _call_delta keeps it).
+        """
+        route = self._routes[kind]
+        if route is None:
+            found = self._calls.get(output_index)
+            if found is None:
+                return False
+            call = found[0]
+            if not call.done and output_index not in self._done and delta:
+                self.builder.call_delta(call, delta, found[1])
+            return True
+        where, channel, emit = route
         key = (output_index, where, index)
         shown = self._shown.get(key)
         if shown is None:
             if not self._note(output_index, channel, item_id):
-                return
+                return True
             shown = self._texts.known(key, channel)
         if shown.final is not None:
-            return  # the part's final text came (or its item is done): the lane keeps it
+            return True  # the part's final text came (or its item is done): the lane keeps it
         if not shown.length:
             self._texts.emit(key, shown, delta)
         else:
             emit(delta, 0, key)
         shown.length += len(delta)
+        return True
 
     def _text_done(self, event: ResponseTextDoneEvent) -> None:
         channel = PART_CHANNELS[CONTENT_EVENTS[event.type][1]]
@@ -419,14 +434,8 @@ class ResponsesParts(Translator):
 
     def _call_delta(self, event: ResponseCallDeltaEvent) -> None:
         # _call_for's answer, without its call for the common fragment (a started call).
-        index = event.output_index
-        found = self._calls.get(index)
-        if found is None:
+        if not self._delta(event.type, event.output_index, 0, event.delta, event.item_id):
             self._call_for(event)  # no call yet: the event may wait for its item
-            return
-        call = found[0]
-        if not call.done and index not in self._done and event.delta:
-            self.builder.call_delta(call, event.delta, found[1])
 
     def _call_input_done(
         self, event: ResponseArgumentsDoneEvent | ResponseCustomToolInputDoneEvent

@@ -29,7 +29,11 @@ from sse_engine.gemini import TextPart, ThoughtPart, UsageMetadata
 from sse_engine.messages import InputJsonDelta, TextBlockDelta, ThinkingDelta
 from sse_engine.parts import Part, PartStream
 from sse_engine.relay import Relay
-from sse_engine.responses import ResponseContentDeltaEvent, ResponseSummaryTextDeltaEvent
+from sse_engine.responses import (
+    ResponseCallDeltaEvent,
+    ResponseContentDeltaEvent,
+    ResponseSummaryTextDeltaEvent,
+)
 
 CAPTURES = Path(__file__).parents[2] / "sse_engine" / "captures"
 LANE_OF = {
@@ -134,6 +138,7 @@ SINKED = [
     ("chat_parallel_tools.sse", ChatToolCallArgumentsDelta),
     ("responses_basic.sse", ResponseContentDeltaEvent),
     ("responses_reasoning.sse", ResponseSummaryTextDeltaEvent),
+    ("responses_kindo_agent.sse", ResponseCallDeltaEvent),
     ("messages_basic.sse", TextBlockDelta),
     ("messages_thinking.sse", ThinkingDelta),
     ("messages_basic.sse", InputJsonDelta),
