@@ -103,26 +103,33 @@ def _encoder(item_separator: str, key_separator: str) -> _Encode | None:
     return encode
 
 
+_COMPACT = (",", ":")
+
+
 def json_text(payload: Any, separators: tuple[str, str] = (",", ":")) -> str:
     """``payload`` as JSON text with ``separators``: what ``json.dumps(payload,
     ensure_ascii=False, separators=separators)`` returns, with its exceptions, at a
     fraction of its cost for a small payload. Text is kept as UTF-8 but for a payload
     with no UTF-8 form (a lone surrogate, which JSON carries as ``\\ud800``): that one
     falls back to ASCII escapes, so it still round-trips."""
-    encode = _encoder(*separators)
-    try:
-        if encode is None:  # json without its C accelerator
-            text = json.dumps(payload, ensure_ascii=False, separators=separators)
-        else:
-            text = "".join(encode(payload, 0))
-    except (RecursionError, ValueError, TypeError):
-        # A cycle, a value JSON has no form for: json.dumps's own exception, as always.
-        text = json.dumps(payload, ensure_ascii=False, separators=separators)
+    text = _utf8_json(payload, separators)
     try:
         text.encode()
     except UnicodeEncodeError:
         text = json.dumps(payload, separators=separators)
     return text
+
+
+def _utf8_json(payload: Any, separators: tuple[str, str]) -> str:
+    """:func:`json_text` before its check that the text has a UTF-8 form."""
+    encode = _encoder(*separators)
+    try:
+        if encode is None:  # json without its C accelerator
+            return json.dumps(payload, ensure_ascii=False, separators=separators)
+        return "".join(encode(payload, 0))
+    except (RecursionError, ValueError, TypeError):
+        # A cycle, a value JSON has no form for: json.dumps's own exception, as always.
+        return json.dumps(payload, ensure_ascii=False, separators=separators)
 
 
 def encode_json(payload: Any, event: str | None = None, id: str | None = None) -> bytes:
@@ -134,7 +141,11 @@ def encode_json(payload: Any, event: str | None = None, id: str | None = None) -
     """
     # JSON text holds no CR or LF (both are escaped in strings): one data line, as is.
     head = "" if event is None and id is None else _head(event, id, None)
-    return f"{head}data: {json_text(payload)}\n\n".encode()
+    try:
+        # Encoded once: json_text's check that it can be is this encode itself.
+        return f"{head}data: {_utf8_json(payload, _COMPACT)}\n\n".encode()
+    except UnicodeEncodeError:
+        return f"{head}data: {json.dumps(payload, separators=_COMPACT)}\n\n".encode()
 
 
 def not_this_lane(item: object, lane: str) -> TypeError:
