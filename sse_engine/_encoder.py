@@ -106,7 +106,7 @@ def _encoder(item_separator: str, key_separator: str) -> _Encode | None:
 _COMPACT = (",", ":")
 
 
-def json_text(payload: Any, separators: tuple[str, str] = (",", ":")) -> str:
+def json_text(payload: Any, separators: tuple[str, str] = _COMPACT) -> str:
     """``payload`` as JSON text with ``separators``: what ``json.dumps(payload,
     ensure_ascii=False, separators=separators)`` returns, with its exceptions, at a
     fraction of its cost for a small payload. Text is kept as UTF-8 but for a payload

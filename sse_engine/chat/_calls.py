@@ -119,7 +119,7 @@ class ChatCalls:
         value: Any,
         raw: dict[str, Any],
         out: list[ChatEvent],
-        sink: Callable[..., None] | None = None,
+        sink: Callable[..., Any] | None = None,
     ) -> None:
         """A delta's ``tool_calls``: each fragment opens a call or continues one.
 
@@ -167,7 +167,7 @@ class ChatCalls:
         function: dict[str, Any],
         raw: dict[str, Any],
         out: list[ChatEvent],
-        sink: Callable[..., None] | None,
+        sink: Callable[..., Any] | None,
     ) -> bool:
         """The common fragment, read without :meth:`_tool_call_for`: True if it was one.
 

@@ -144,14 +144,15 @@ class ChatParts(Translator):
 
     def text_sink(self) -> Callable[..., None] | None:
         # Once the chunks' own events have nothing more to say (the id and model are
-        # known) and no reasoning is open, the lane gives content text as _content
-        # would take it, and makes no chunk events (see ChatCompletionsLane._on_event).
+        # known) and no reasoning is open, the lane gives content text and a continued
+        # call's arguments to _sink, and makes no chunk events (see
+        # ChatCompletionsLane._on_event).
         handlers = self.handlers
         if ChatChunk in handlers or handlers[ChatContentDelta] is not ChatParts._content:
             return None
-        return self._text_sink
+        return self._sink
 
-    def _text_sink(self, text: str, index: int, tool: int | None = None) -> None:
+    def _sink(self, text: str, index: int, tool: int | None = None) -> None:
         """Content text of choice ``index``, or (``tool``: the call's index in the
         choice) a tool call's arguments fragment, as _tool_arguments takes it."""
         if tool is not None:
@@ -166,7 +167,7 @@ class ChatParts(Translator):
         self.builder.text(text, choice)
 
     def _content(self, event: ChatContentDelta) -> None:
-        self._text_sink(event.text, event.choice_index)
+        self._sink(event.text, event.choice_index)
 
     def _content_after_reasoning(self, event: ChatContentDelta) -> None:
         """Text while a block of reasoning is open (in this or another choice)."""
@@ -235,7 +236,7 @@ class ChatParts(Translator):
         self._calls[event.choice_index, event.tool_index] = call, index, choice
 
     def _tool_arguments(self, event: ChatToolCallArgumentsDelta) -> None:
-        self._text_sink(event.delta, event.choice_index, event.tool_index)
+        self._sink(event.delta, event.choice_index, event.tool_index)
 
     def _tool_end(self, event: ChatToolCallEnd) -> None:
         found = self._calls.get((event.choice_index, event.tool_index))

@@ -126,9 +126,9 @@ class MessagesParts(Translator):
 
     def text_sink(self) -> Callable[..., None]:
         # The lane gives every string delta of its hot path: (delta type, string, index).
-        return self._delta_sink
+        return self._sink
 
-    def _delta_sink(self, delta_type: str, value: str, index: int) -> None:
+    def _sink(self, delta_type: str, value: str, index: int) -> None:
         """What _text, _thinking and _input do with their events' fields (a signature
         needs nothing: its block's stop carries it)."""
         if delta_type == "text_delta":

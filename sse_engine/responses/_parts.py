@@ -106,7 +106,7 @@ class ResponsesParts(Translator):
         builder = self.builder
         # Each text delta's type -> where its text sits in its item, its channel and
         # the builder method it goes to.
-        # (A call's input fragment: None, see _delta.)
+        # (A call's input fragment: None, see _sink.)
         self._routes: dict[str, tuple[str, str, Callable[[str, int, object], None]] | None] = {
             kind: ("content", PART_CHANNELS[part], getattr(builder, PART_CHANNELS[part]))
             for kind, (_, part) in CONTENT_EVENTS.items()
@@ -274,20 +274,20 @@ class ResponsesParts(Translator):
         return True
 
     def text_sink(self) -> Callable[..., bool]:
-        # The lane gives a text or call input delta's fields as _delta reads them.
-        return self._delta
+        # The lane gives a text or call input delta's fields as _sink reads them.
+        return self._sink
 
     def _content_delta(self, event: ResponseContentDeltaEvent) -> None:
-        self._delta(
+        self._sink(
             event.type, event.output_index, event.content_index, event.delta, event.item_id
         )
 
     def _summary_delta(self, event: ResponseSummaryTextDeltaEvent) -> None:
-        self._delta(
+        self._sink(
             event.type, event.output_index, event.summary_index, event.delta, event.item_id
         )
 
-    def _delta(
+    def _sink(
         self, kind: str, output_index: int, index: int, delta: str, item_id: str | None
     ) -> bool:
         """A content part's or reasoning summary's text grew (``index``: which of them),
@@ -434,7 +434,7 @@ class ResponsesParts(Translator):
 
     def _call_delta(self, event: ResponseCallDeltaEvent) -> None:
         # _call_for's answer, without its call for the common fragment (a started call).
-        if not self._delta(event.type, event.output_index, 0, event.delta, event.item_id):
+        if not self._sink(event.type, event.output_index, 0, event.delta, event.item_id):
             self._call_for(event)  # no call yet: the event may wait for its item
 
     def _call_input_done(
