@@ -139,8 +139,14 @@ def encode_json(payload: Any, event: str | None = None, id: str | None = None) -
     surrogate, which JSON can carry as ``\\ud800``) makes it fall back to
     ASCII escapes, so the payload still round-trips.
     """
+    return json_frame("" if event is None and id is None else _head(event, id, None), payload)
+
+
+def json_frame(head: str, payload: Any) -> bytes:
+    """:func:`encode_json` of ``payload`` under ``head``: its ``event:``/``id:`` lines,
+    each ended, written by the caller and not checked (an emitter's own event names
+    and numbers, which need no check: the check was a third of a small frame's cost)."""
     # JSON text holds no CR or LF (both are escaped in strings): one data line, as is.
-    head = "" if event is None and id is None else _head(event, id, None)
     try:
         # Encoded once: json_text's check that it can be is this encode itself.
         return f"{head}data: {_utf8_json(payload, _COMPACT)}\n\n".encode()

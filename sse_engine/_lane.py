@@ -52,8 +52,8 @@ __all__ = [
 E = TypeVar("E", bound=LaneEvent | Comment)
 
 
-# The lane's life: start() may only come first; ERROR_BODY collects a JSON
-# error envelope instead of parsing SSE; FAILED is the sticky error state.
+# The lane's life: start() may only come first; ERROR_BODY collects a JSON error
+# envelope instead of parsing SSE; FAILED is the sticky error state.
 _NEW, _STREAM, _ERROR_BODY, _CLOSED, _FAILED = "new", "stream", "error_body", "closed", "failed"
 
 
@@ -70,16 +70,14 @@ class Lane(Generic[E]):
     terminal_event_name = "the terminal event"
     #: The API this lane reads, for messages ("Chat Completions", ...).
     api_name = "this lane's API"
-    #: Whether a dropped stream of this lane can be picked up again
-    #: (:meth:`resume_plan`, :meth:`resume`): Responses only, of the APIs today.
+    #: Whether a dropped stream can be picked up again (:meth:`resume`): Responses only.
     resumable: ClassVar[bool] = False
     # State that starts the same in every lane lives on the class until an instance sets
     # its own: fewer stores to make a lane, and an idle one stays small (a gateway holds many).
     _state = _NEW
     _headers: Mapping[str, str] = HeaderMap()  # its own HeaderMap once start() gave headers
     _comments = False  # feed_with_comments() was called: the parser keeps comments
-    #: The stream is open, nothing discarded: a read goes straight to the parser (set by
-    #: ``_open_for``, cleared by every change of that).
+    #: Open, nothing discarded: a read goes straight to the parser (set by ``_open_for``).
     _plain = False
     _discarding = False  # an oversized event came after the verdict: the rest is dropped
     #: Set while a subclass still wants events after its verdict (a Responses ``error`` is
@@ -112,8 +110,7 @@ class Lane(Generic[E]):
             None if recognize is Lane.recognize else ShapeCheck(type(self), recognize)
         )
         self._setup()
-        #: Set by a PartStream for its own read: takes the deltas read before any event
-        #: of the read, and no event is made for them (see Translator.text_sink).
+        #: Set by a PartStream for its read: its deltas' sink, no event made (Translator.sink).
         # Set last: made before the lane's own attributes, it cost the Messages lane 3%.
         self._text_sink: Callable[..., Any] | None = None
 
@@ -276,11 +273,15 @@ class Lane(Generic[E]):
         (:class:`UsageError` otherwise); a lane not asked pays nothing for them.
         """
         if not self._comments:
-            if self._parser.bytes_fed:
-                raise UsageError("feed_with_comments() must come before any feed()")
-            self._comments = True
-            self._parser = self._reports.parser = self._new_parser()
+            self._keep_comments()
         return self._read(data)
+
+    def _keep_comments(self) -> None:
+        """feed_with_comments()'s switch, for a reader that then calls ``_read`` (a relay)."""
+        if self._parser.bytes_fed:
+            raise UsageError("feed_with_comments() must come before any feed()")
+        self._comments = True
+        self._parser = self._reports.parser = self._new_parser()
 
     def _read(self, data: bytes | bytearray | memoryview) -> list[Any]:
         """One read's events (and kept comments); :meth:`_open_for` first unless ``_plain``."""
@@ -289,9 +290,8 @@ class Lane(Generic[E]):
         if type(data) is not bytes and isinstance(cast(object, data), str):
             refuse_str()
         parser = self._parser
-        # Bytes after the verdict are still parsed, so that what is reported
-        # about them (one event_after_end per event) does not depend on how
-        # the reads were split.
+        # Bytes after the verdict are still parsed: what is reported about them (one
+        # event_after_end per event) must not depend on how the reads were split.
         try:
             sses = parser.feed(data)
         except EventTooLarge as exc:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from sse_engine._encoder import json_frame
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine.messages._frames import encode_messages_event
 from sse_engine.messages._tool_input import ToolInput
@@ -86,7 +87,8 @@ class MessagesEmitter(Emitter):
         self._unwritten: list[str] = []
 
     def _event(self, payload: dict[str, Any], out: list[bytes]) -> None:
-        out.append(encode_messages_event(payload))
+        # encode_messages_event(payload), less its checks of our own payload's type.
+        out.append(json_frame(f"event: {payload['type']}\n", payload))
 
     def open(self, out: list[bytes]) -> None:
         message: dict[str, Any] = {
@@ -118,7 +120,7 @@ class MessagesEmitter(Emitter):
             "index": block.index,
             "delta": {"type": kind, field: TEXT},
         }
-        block.template = template(encode_messages_event(delta))
+        block.template = template(json_frame("event: content_block_delta\n", delta))
         if block.kind == "tool":
             self._inputs[block.index] = ToolInput()
         else:  # text and thinking deltas are the template filled

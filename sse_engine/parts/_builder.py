@@ -175,7 +175,11 @@ class PartBuilder:
                 turn = self.turns[choice]
             except KeyError:
                 turn = self.turn(choice)
-            turn._text.append(text)
+            pieces = turn._text
+            if type(pieces) is Tally:  # a lean turn's (a gateway's): Tally.append, inline
+                pieces.length += len(text)
+            else:
+                pieces.append(text)
 
     def refusal(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
@@ -435,10 +439,13 @@ class PartBuilder:
         the turns hold the counts and the wire object until then. Equal
         counts are an unchanged report, as equal Usages are.
         """
-        if counts == counts_of(self.turns[self._first]._usage):
+        turns = self.turns
+        held = turns[self._first]._usage
+        # counts_of(held), inline for the usual held usage (this runs once per chunk).
+        if counts == (held[0] if type(held) is tuple else counts_of(held)):
             return
         pending = (counts, raw)
-        for turn in self.turns.values():
+        for turn in turns.values():
             turn._usage = pending
         self.out.append(make_usage_update(pending))
         self.usage_parts += 1

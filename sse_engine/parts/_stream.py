@@ -116,13 +116,17 @@ class PartStream(Generic[L]):
         go to :meth:`_end_read` with this list, and nothing else may read the lane or
         translate in between.
         """
-        if self._builder.finished:
+        builder = self._builder
+        if builder.finished:
             return None
         sink = self._translator.sink
         if sink is None:
             return None
         self.lane._text_sink = sink
-        return self._builder.batch()
+        out: list[Part] = []  # builder.batch(), inline: this runs once per read
+        builder.out = out
+        builder.usage_parts = 0
+        return out
 
     def _end_read(self, events: Iterable[LaneEvent], out: list[Part] | None) -> list[Part]:
         """The parts of a read :meth:`_begin_read` started: ``out`` (what its text
@@ -131,7 +135,7 @@ class PartStream(Generic[L]):
         self.lane._text_sink = None
         if out is None:
             return self.translate(events) if events else []
-        return self._translate_into(events, out)
+        return self._translate_into(events, out) if events else out
 
     def close(self, *, error: StreamError | None = None) -> list[Part]:
         """The transport ended: the final parts (the ``Finish``, if not sent yet).

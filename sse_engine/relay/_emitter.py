@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any, ClassVar, Final, Protocol
 
 import attrs
@@ -45,7 +46,6 @@ from sse_engine.parts import (
     UsageUpdate,
 )
 from sse_engine.relay._blocks import Block, Blocks
-from sse_engine.relay._template import fill
 
 __all__ = [
     "KEEPALIVE",
@@ -298,12 +298,18 @@ class Emitter:
             sent.length += len(text)
         else:
             sent.append(text)
-        if block.fills:
-            out.append(fill(block.template, text))
-        elif block.numbered:
-            number = self.sequence
-            self.sequence = number + 1
-            out.append(fill(block.template, text, number, number))
+        if block.fills or block.numbered:
+            # fill()'s work, inline: its call was a fifth of the relay's cost per delta.
+            try:
+                value = encode_basestring(text).encode()
+            except UnicodeEncodeError:
+                value = encode_basestring_ascii(text).encode()
+            if block.fills:
+                out.append(block.template % value)
+            else:
+                number = self.sequence
+                self.sequence = number + 1
+                out.append(block.template % (number, number, value))
         else:
             self.block_delta(block, text, out)
         return True

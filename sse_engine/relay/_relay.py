@@ -97,8 +97,10 @@ class Relay:
         if lean:
             self._emitter.make_lean()
         self._skip: _Replayed | None = None
-        # Per read: the lane's reading, then the translation of its events.
-        self._read = lane.feed_with_comments
+        # Per read: the lane's reading (feed_with_comments, less its check per read),
+        # then the translation of its events.
+        lane._keep_comments()
+        self._read = lane._read
         self._translate = self.stream.translate
         # A delta continuing its open block is written by the emitter as the translator
         # makes it, with no part (see :meth:`_written`).
@@ -130,7 +132,9 @@ class Relay:
         emitter = self._emitter
         direct = emitter.direct = []
         try:
-            events = self._read_events(data)
+            events = self._read(data)  # _read_events, inline: a call less per read
+        except ProtocolError as exc:
+            events = exc.events
         finally:
             emitter.direct = None
             stream._end_read((), pending)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sse_engine._encoder import encode_json
+from sse_engine._encoder import json_frame
 from sse_engine._outcome import Outcome
 from sse_engine._tally import Compacted
 from sse_engine.parts import Finish, ReasoningBlock
 from sse_engine.relay import NUMBER, TEXT, Block, Emitter, failure_of, fill, template
-from sse_engine.responses._frames import encode_responses_event
 from sse_engine.responses._wire import CALL_ITEMS, INCOMPLETE_REASONS, error_body, usage_to_wire
 
 __all__ = ["ResponsesEmitter"]
@@ -75,7 +74,7 @@ class ResponsesEmitter(Emitter):
         self.sequence = number + 1
         # What encode_responses_event writes for a payload dict, less its checks of one.
         payload = {"type": kind, "sequence_number": number, **fields}
-        out.append(encode_json(payload, event=kind, id=str(number)))
+        out.append(json_frame(f"event: {kind}\nid: {number}\n", payload))
 
     def _response(self, status: str, **fields: Any) -> dict[str, Any]:
         return {
@@ -221,7 +220,7 @@ class ResponsesEmitter(Emitter):
             **self._where(block),
             **fields,
         }
-        block.template = template(encode_responses_event(payload, id=NUMBER))
+        block.template = template(json_frame(f"event: {payload['type']}\nid: {NUMBER}\n", payload))
         block.numbered = True  # a delta is the template filled, with the next number
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:

@@ -65,7 +65,7 @@ from sse_engine.responses._events import (
     ResponseTextDoneEvent,
 )
 from sse_engine.responses._lane import ResponsesLane
-from sse_engine.responses._shown import ShownTexts, part_text
+from sse_engine.responses._shown import ShownTexts, part_text, routes
 from sse_engine.responses._wire import (
     CALL_EVENTS,
     CALL_ITEMS,
@@ -83,8 +83,6 @@ __all__ = ["ResponsesParts"]
 _CallInput = ResponseCallDeltaEvent | ResponseArgumentsDoneEvent | ResponseCustomToolInputDoneEvent
 
 
-#: A reasoning summary's text delta (the content deltas' types: CONTENT_EVENTS).
-_SUMMARY_DELTA = "response.reasoning_summary_text.delta"
 
 
 def _str(value: Any) -> str:
@@ -104,15 +102,7 @@ class ResponsesParts(Translator):
 
     def _setup(self) -> None:
         builder = self.builder
-        # Each text delta's type -> where its text sits in its item, its channel and
-        # the builder method it goes to.
-        # (A call's input fragment: None, see _sink.)
-        self._routes: dict[str, tuple[str, str, Callable[[str, int, object], None]] | None] = {
-            kind: ("content", PART_CHANNELS[part], getattr(builder, PART_CHANNELS[part]))
-            for kind, (_, part) in CONTENT_EVENTS.items()
-        }
-        self._routes[_SUMMARY_DELTA] = ("summary", "reasoning", builder.reasoning)
-        self._routes.update(dict.fromkeys(CALL_EVENTS))
+        self._routes = routes(type(builder))
         self._done: set[int] = set()
         lane = self.lane
         self._texts = ShownTexts(builder, lambda index: lane.snapshot.item(index))
@@ -315,7 +305,7 @@ class ResponsesParts(Translator):
         if not shown.length:
             self._texts.emit(key, shown, delta)
         else:
-            emit(delta, 0, key)
+            emit(self.builder, delta, 0, key)
         shown.length += len(delta)
         return True
 
