@@ -145,7 +145,7 @@ def encode_json(payload: Any, event: str | None = None, id: str | None = None) -
 def json_frame(head: str, payload: Any) -> bytes:
     """:func:`encode_json` of ``payload`` under ``head``: its ``event:``/``id:`` lines,
     each ended, written by the caller and not checked (an emitter's own event names
-    and numbers, which need no check: the check was a third of a small frame's cost)."""
+    and numbers, which need no check: the check was a sixth of a small frame's cost)."""
     # JSON text holds no CR or LF (both are escaped in strings): one data line, as is.
     try:
         # Encoded once: json_text's check that it can be is this encode itself.

@@ -77,7 +77,7 @@ class Lane(Generic[E]):
     _state = _NEW
     _headers: Mapping[str, str] = HeaderMap()  # its own HeaderMap once start() gave headers
     _comments = False  # feed_with_comments() was called: the parser keeps comments
-    #: Open, nothing discarded: a read goes straight to the parser (set by ``_open_for``).
+    #: Open, nothing discarded: reads go to the parser at once (_open_for sets it; changes clear).
     _plain = False
     _discarding = False  # an oversized event came after the verdict: the rest is dropped
     #: Set while a subclass still wants events after its verdict (a Responses ``error`` is

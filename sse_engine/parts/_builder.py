@@ -124,7 +124,8 @@ class PartBuilder:
 
     def batch(self) -> list[Part]:
         """Start a new batch of parts (a read's, a ``translate()``'s): the list the
-        builder appends to from now on, with no usage update in it yet."""
+        builder appends to from now on, with no usage update in it yet. (``PartStream.
+        _begin_read`` does the same inline, once per read: change both.)"""
         out: list[Part] = []
         self.out = out
         self.usage_parts = 0

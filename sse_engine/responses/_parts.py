@@ -83,8 +83,6 @@ __all__ = ["ResponsesParts"]
 _CallInput = ResponseCallDeltaEvent | ResponseArgumentsDoneEvent | ResponseCustomToolInputDoneEvent
 
 
-
-
 def _str(value: Any) -> str:
     return value if type(value) is str else ""
 
