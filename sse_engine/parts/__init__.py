@@ -12,7 +12,9 @@ The incremental JSON reader behind that live input is
 For a format's folder (``sse_engine/<format>/_parts.py``): :class:`Translator`,
 the base of its events-to-parts translator, with :data:`BASE_HANDLERS`, and
 :func:`count_tokens` and :func:`new_usage` for its usage reader (:data:`UsageCounts`
-for a format that reports usage in every chunk).
+for a format that reports usage in every chunk). For a relay, which takes usage
+reports itself (``PartStream.write_text_with``): :data:`PendingUsage`, the form a
+report may take until first read, and :func:`read_pending`, which makes it a Usage.
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ from sse_engine.parts._turn import ReasoningBlock, ToolCall, Turn
 from sse_engine.parts._usage import (
     FINISH_REASONS,
     FinishReason,
+    PendingUsage,
     Usage,
     UsageCounts,
     count_tokens,
     new_usage,
+    read_pending,
 )
 
 __all__ = [
@@ -56,6 +60,7 @@ __all__ = [
     "MessageItemStart",
     "Part",
     "PartStream",
+    "PendingUsage",
     "ReasoningBlock",
     "ReasoningDelta",
     "ReasoningEnd",
@@ -75,6 +80,7 @@ __all__ = [
     "UsageUpdate",
     "count_tokens",
     "new_usage",
+    "read_pending",
 ]
 
 _publish(__name__)  # help() and pickles show this module, not the private ones

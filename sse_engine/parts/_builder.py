@@ -53,7 +53,7 @@ from sse_engine.parts._parts import (
     Usage,
 )
 from sse_engine.parts._turn import UNSET, JSONText, ReasoningBlock, ToolCall, Turn, joined
-from sse_engine.parts._usage import UsageCounts, counts_of
+from sse_engine.parts._usage import PendingUsage, UsageCounts, counts_of
 
 __all__ = ["PartBuilder"]
 
@@ -70,6 +70,9 @@ P = TypeVar("P", TextDelta, ReasoningDelta, RefusalDelta)
 #: Writes a text, reasoning or refusal delta itself (kind, text, choice) and says True, or
 #: says False and the part is made (see :meth:`PartStream.write_text_with`).
 TextWriter = Callable[[str, str, int], bool]
+#: Takes a usage report made before any part of the batch, instead of a ``UsageUpdate``
+#: part (see :meth:`PartStream.write_text_with`).
+UsageTaker = Callable[[Usage | PendingUsage], None]
 
 
 class _OpenBlock:
@@ -107,11 +110,10 @@ class PartBuilder:
         self.format = format
         self.lean = lean
         self.out: list[Part] = []
-        #: How many of ``out``'s parts are usage updates, which a relay writes no bytes
-        #: for: a delta after only such parts may still go to ``direct`` (see ``text``).
-        self.usage_parts = 0
         #: A relay's writer of text deltas (see :meth:`PartStream.write_text_with`), or None.
         self.direct: TextWriter | None = None
+        #: A relay's taker of usage reports (see :meth:`PartStream.write_text_with`), or None.
+        self.take_usage: UsageTaker | None = None
         self.turns: dict[int, Turn] = {0: Turn(format=format, lean=lean)}
         #: The lowest choice index seen: its turn is the one a Finish part speaks for.
         self._first = 0
@@ -124,11 +126,10 @@ class PartBuilder:
 
     def batch(self) -> list[Part]:
         """Start a new batch of parts (a read's, a ``translate()``'s): the list the
-        builder appends to from now on, with no usage update in it yet. (``PartStream.
-        _begin_read`` does the same inline, once per read: change both.)"""
+        builder appends to from now on. (``PartStream._begin_read`` does the same inline,
+        once per read: change both.)"""
         out: list[Part] = []
         self.out = out
-        self.usage_parts = 0
         return out
 
     def turn(self, choice: int) -> Turn:
@@ -162,9 +163,9 @@ class PartBuilder:
     def text(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
             direct = self.direct
-            # Written straight through only with no part before it in this batch but usage
-            # updates (which write nothing, wherever they go): the bytes keep their order.
-            if direct is None or len(self.out) > self.usage_parts or not direct(
+            # Written straight through only with no part before it in this batch (a relay's
+            # usage reports before the parts make none: _report): the bytes keep their order.
+            if direct is None or self.out or not direct(
                 "text", text, choice
             ):
                 # make_text's three lines, inline: a call is a sixth of a delta's part cost.
@@ -185,7 +186,7 @@ class PartBuilder:
     def refusal(self, text: str, choice: int = 0, piece: object = None) -> None:
         if text:
             direct = self.direct
-            if direct is None or len(self.out) > self.usage_parts or not direct(
+            if direct is None or self.out or not direct(
                 "refusal", text, choice
             ):
                 self.out.append(make_refusal(text, choice))
@@ -229,7 +230,7 @@ class PartBuilder:
                 block.pieces.append(_REASONING_SEPARATOR)
         pieces[choice] = piece
         direct = self.direct
-        if direct is None or len(self.out) > self.usage_parts or not direct(
+        if direct is None or self.out or not direct(
             "reasoning", text, choice
         ):
             part = new(ReasoningDelta)  # make_reasoning inline (see ``text``)
@@ -424,17 +425,13 @@ class PartBuilder:
     # -- usage, the end, a restart -------------------------------------------------------
 
     def usage(self, usage: Usage) -> None:
-        """Usage is known or changed (an unchanged report makes no part)."""
-        turns = self.turns
-        if turns[self._first].usage == usage:
-            return
-        for turn in turns.values():
-            turn.usage = usage
-        self.out.append(make_usage_update(usage))
-        self.usage_parts += 1
+        """Usage is known or changed (an unchanged report makes no part). The turns and
+        the part hold its counts, read as an equal Usage (see :meth:`usage_counts`)."""
+        self.usage_counts(cast(UsageCounts, counts_of(usage)), usage.raw)
 
     def usage_counts(self, counts: UsageCounts, raw: Any) -> None:
-        """``usage(new_usage(*counts, raw))``, the Usage made only when first read.
+        """Usage is known or changed, as its counts and wire object: the Usage
+        (``new_usage(*counts, raw)``) is made only when first read.
 
         For a format that reports usage in every chunk (Gemini): the part and
         the turns hold the counts and the wire object until then. Equal
@@ -448,8 +445,13 @@ class PartBuilder:
         pending = (counts, raw)
         for turn in turns.values():
             turn._usage = pending
-        self.out.append(make_usage_update(pending))
-        self.usage_parts += 1
+        # Before any part of the batch, a relay's taker keeps it (the target writes usage
+        # at its end, or opening at a later part); after one, a part keeps its place.
+        take = self.take_usage
+        if take is not None and not self.out:
+            take(pending)
+        else:
+            self.out.append(make_usage_update(pending))
 
     def finish(
         self,

@@ -19,7 +19,7 @@ from sse_engine._errors import ProtocolError, UsageError
 from sse_engine._formats import WireFormat, format_of
 from sse_engine._lane import Headers, Lane, LaneEvent, LaneWarning
 from sse_engine._outcome import Outcome, StreamError
-from sse_engine.parts._builder import PartBuilder, TextWriter
+from sse_engine.parts._builder import PartBuilder, TextWriter, UsageTaker
 from sse_engine.parts._parts import Part
 from sse_engine.parts._translator import Finished, Translator
 from sse_engine.parts._turn import Turn
@@ -125,7 +125,6 @@ class PartStream(Generic[L]):
         self.lane._text_sink = sink
         out: list[Part] = []  # builder.batch(), inline: this runs once per read
         builder.out = out
-        builder.usage_parts = 0
         return out
 
     def _end_read(self, events: Iterable[LaneEvent], out: list[Part] | None) -> list[Part]:
@@ -184,7 +183,9 @@ class PartStream(Generic[L]):
             pass
         return out
 
-    def write_text_with(self, writer: TextWriter | None) -> None:
+    def write_text_with(
+        self, writer: TextWriter | None, *, usage: UsageTaker | None = None
+    ) -> None:
         """Offer each text, reasoning and refusal delta to ``writer`` before making its part.
 
         For a relay, which turns parts into bytes at once and needs no part
@@ -192,12 +193,23 @@ class PartStream(Generic[L]):
         (``kind``: ``"text"``, ``"reasoning"`` or ``"refusal"``) writes it and
         returns True (no part is made), or returns False (the part is made,
         as without a writer). A delta is offered only when no part came
-        before it in the same call but a ``UsageUpdate`` (a writer writes no
-        bytes for those: a Gemini chunk brings one with every delta), so what
-        the writer writes and the parts returned after it keep the stream's
-        order. The turn counts every delta either way. None: no writer.
+        before it in the same call, so what the writer writes and the parts
+        returned after it keep the stream's order. The turn counts every
+        delta either way. None: no writer.
+
+        ``usage``, if given, takes each usage report that comes before any
+        part of the call, a ``Usage`` or a :data:`PendingUsage` (see
+        :func:`read_pending`), instead of a ``UsageUpdate`` part: a Gemini
+        chunk brings one with every delta, and a relay, whose target writes
+        usage at its end or when it opens (at a later part), needs only the
+        latest report before the parts; with no part made, the deltas after
+        it are still offered. A report after a part of the call is still a
+        part, so it keeps its place. The turns hold every report either
+        way. ``write_text_with(None)`` turns both off.
         """
-        self._builder.direct = writer
+        builder = self._builder
+        builder.direct = writer
+        builder.take_usage = usage
 
     # -- what the lane knows -------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from sse_engine.parts import (
     Finish,
     MessageItemStart,
     Part,
+    PendingUsage,
     ReasoningBlock,
     ReasoningDelta,
     ReasoningEnd,
@@ -44,6 +45,7 @@ from sse_engine.parts import (
     Turn,
     Usage,
     UsageUpdate,
+    read_pending,
 )
 from sse_engine.relay._blocks import Block, Blocks
 
@@ -153,9 +155,10 @@ class Emitter:
         self.opened = False
         #: The end of the stream was written (a clean ending or an error).
         self.finished = False
-        # The latest UsageUpdate: its usage is made only when a target writes it (a Gemini
-        # source reports usage in every chunk; the targets write it at the end).
-        self._usage_update: UsageUpdate | None = None
+        # The latest usage the source reported: pending (counts and wire object) until a
+        # target writes it (a Gemini source reports usage in every chunk; the targets
+        # write it at the end). Given by a UsageUpdate part or by take_usage.
+        self._usage: Usage | PendingUsage | None = None
         #: The blocks of each relayed choice, in the order the choices started.
         self.choices: dict[int, Blocks] = {}
         #: Each choice's text block that more text of its kind goes straight into (see
@@ -255,11 +258,6 @@ class Emitter:
     def emit(self, parts: Sequence[Part], source: Source) -> bytes:
         """The target's bytes for ``parts`` (``source``: where they came from, after them)."""
         self.source = source
-        if len(parts) == 1 and type(only := parts[0]) is UsageUpdate:
-            # A Gemini source's read is mostly one chunk, whose deltas went straight out
-            # (write_live): its usage is all that is left, and writes no bytes.
-            self._usage_update = only
-            return b""
         out: list[bytes] = []
         outer, self.direct = self.direct, out
         write = self.write_live
@@ -396,13 +394,20 @@ class Emitter:
     def _on_usage(self, part: UsageUpdate, out: list[bytes]) -> None:
         # No bytes, ever: deltas after a usage update are written ahead of it
         # (PartStream.write_text_with); the targets write usage at the end.
-        self._usage_update = part
+        self._usage = part.usage
+
+    def take_usage(self, usage: Usage | PendingUsage) -> None:
+        """Keep a usage report made before any part of a read, as :meth:`_on_usage` keeps
+        a ``UsageUpdate``'s (given to ``PartStream.write_text_with``: no part is made)."""
+        self._usage = usage
 
     @property
     def usage(self) -> Usage | None:
         """The latest usage the source reported (None before any)."""
-        update = self._usage_update
-        return None if update is None else update.usage
+        usage = self._usage
+        if type(usage) is tuple:
+            usage = self._usage = read_pending(usage)
+        return usage  # type: ignore[return-value]
 
     def _on_finish(self, part: Finish, out: list[bytes]) -> None:
         if self.opens_on_failure or failure_of(part) is None:

@@ -209,8 +209,9 @@ def test_after_a_restart_the_same_counts_are_reported_again() -> None:
     raw = {"promptTokenCount": 2}
     builder.usage_counts(usage_counts(raw), raw)
     builder.usage_counts(usage_counts(raw), raw)
-    assert builder.usage_parts == 1
+    assert [type(part) for part in builder.out] == [UsageUpdate]
     builder.restart("replay")
     builder.usage_counts(usage_counts(raw), raw)
-    assert builder.usage_parts == 2
+    assert [type(part) for part in builder.out][-1] is UsageUpdate
+    assert sum(type(part) is UsageUpdate for part in builder.out) == 2
     assert builder.turns[0].usage == Usage(2, 0, 2)

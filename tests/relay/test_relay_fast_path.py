@@ -1,13 +1,15 @@
-"""The relay's fast paths for text deltas write exactly what the general routing writes.
+"""The relay's fast paths write exactly what the general routing writes.
 
-Two of them: the relay writes a text, reasoning or refusal delta that continues
-its choice's open block with no part made (``PartStream.write_text_with``,
-``Emitter.write_live``), and ``Emitter.emit`` sends such a delta's part
-straight to the target's ``block_delta``; every other part goes through the
-routing table. The property: for every source and target, over generated
-turns and the bundled captures cut into any reads, default and lean, the
-relay's bytes are the same with the fast paths as with every delta made a
-part and every part routed. Also over streams one step from those (a frame
+Three of them: the relay writes a text, reasoning or refusal delta that
+continues its choice's open block with no part made (``PartStream.write_text_with``,
+``Emitter.write_live``), it keeps a usage report that comes before a read's
+parts with no part made (``Emitter.take_usage``: a Gemini chunk brings one
+with every delta), and ``Emitter.emit`` sends a delta's part straight to the
+target's ``block_delta``; every other part goes through the routing table.
+The property: for every source and target, over generated turns and the
+bundled captures cut into any reads, default and lean, the relay's bytes are
+the same with the fast paths as with every delta and usage report made a part
+and every part routed. Also over streams one step from those (a frame
 dropped, doubled or replaced by a malformed one, a keepalive comment, a cut
 anywhere, text with a lone surrogate, Chat choices interleaved) and over a
 Responses upstream resumed mid-stream; and the verdict, error, warnings and
@@ -45,10 +47,12 @@ LANES: dict[str, type[Lane[Any]]] = {name: row.lane for name, row in FORMATS.ite
 
 @contextmanager
 def general_path() -> Iterator[None]:
-    """Every delta made a part, and every part through the routing table: the relay's
-    writer of deltas refuses them all, and the emitter's fast path's table is emptied."""
+    """Every delta and usage report made a part, and every part through the routing
+    table: the relay's writer of deltas refuses them all, it has no taker of usage
+    reports, and the emitter's fast path's table is emptied."""
     with mock.patch.dict(_emitter._TEXT_KINDS, clear=True), \
-            mock.patch.object(_emitter.Emitter, "write_live", _refuse):
+            mock.patch.object(_emitter.Emitter, "write_live", _refuse), \
+            mock.patch.object(_emitter.Emitter, "take_usage", None):
         yield
 
 
@@ -150,6 +154,47 @@ def test_the_relay_writes_most_deltas_without_a_part() -> None:
     with mock.patch.object(_emitter.Emitter, "write_live", counted):
         relayed(LANES["messages"], "responses", data, 64, False)
     assert written.count(True) > written.count(False) >= 1
+
+
+def test_the_relay_keeps_most_gemini_usage_reports_without_a_part() -> None:
+    """The usage switch is not idle either: a Gemini chunk's usage, reported before any
+    part of its read, is taken by the emitter with no part; the general path makes every
+    report a part."""
+    chunks = [
+        b"data: " + json.dumps({
+            "candidates": [{"content": {"parts": [{"text": f"word {n} "}], "role": "model"}}],
+            "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": n},
+        }).encode() + b"\r\n\r\n"
+        for n in range(1, 21)
+    ]
+    taken: list[Any] = []
+    routed: list[Any] = []
+    original_take, original_route = _emitter.Emitter.take_usage, _emitter.Emitter._on_usage
+
+    def take(self: Any, usage: Any) -> None:
+        taken.append(usage)
+        original_take(self, usage)
+
+    def route(self: Any, part: Any, out: list[bytes]) -> None:
+        routed.append(part)
+        original_route(self, part, out)
+
+    with mock.patch.object(_emitter.Emitter, "take_usage", take), \
+            mock.patch.dict(_emitter._ROUTES, {_emitter.UsageUpdate: route}):
+        fast = _relay_reads(chunks)
+        # The first chunk's text opens the block (a part): its read's usage comes after it.
+        assert (len(taken), len(routed)) == (19, 1)
+        taken.clear()
+        routed.clear()
+        with general_path():
+            general = _relay_reads(chunks)
+        assert (len(taken), len(routed)) == (0, 20)
+    assert fast == general
+
+
+def _relay_reads(reads: list[bytes]) -> bytes:
+    relay = Relay(LANES["gemini"](), to="messages", created=1700000000)
+    return b"".join([*map(relay.feed, reads), relay.close()])
 
 
 # -- one step from a well-formed stream --------------------------------------------------------
