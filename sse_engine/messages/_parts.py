@@ -136,7 +136,9 @@ class MessagesParts(Translator):
         elif delta_type == "thinking_delta":
             self.builder.reasoning(value, piece=index)
         elif delta_type == "input_json_delta":
-            self._fragment(index, value)
+            found = self._calls.get(index)  # a call per fragment less than a method here
+            if found is not None and value:
+                self.builder.call_delta(found[0], value, found[1])
 
     def _text(self, event: TextBlockDelta) -> None:
         self.builder.text(event.text)
@@ -154,12 +156,7 @@ class MessagesParts(Translator):
         self.builder.reasoning(event.thinking, piece=event.index)
 
     def _input(self, event: InputJsonDelta) -> None:
-        self._fragment(event.index, event.partial_json)
-
-    def _fragment(self, index: int, partial_json: str) -> None:
-        found = self._calls.get(index)
-        if found is not None and partial_json:
-            self.builder.call_delta(found[0], partial_json, found[1])
+        self._sink("input_json_delta", event.partial_json, event.index)
 
     def _tool_stop(self, event: ToolUseStop) -> None:
         found = self._calls.get(event.index)

@@ -13,9 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import examples
 from wire_turns import CallSpec, TurnSpec, render
 
 from sse_engine import (
+    FORMATS,
     ChatCompletionsLane,
     MessagesLane,
     Outcome,
@@ -445,3 +449,34 @@ def test_chat_annotations_are_citations_on_the_turn() -> None:
     citations = [p for p in parts if isinstance(p, Citation)]
     assert citations == [Citation("url_citation", "https://example.org/a", "A")]
     assert citations[0].raw == cite and stream.turn.citations == citations
+
+
+def _parts_of(stream: PartStream, reads: list[bytes]) -> list[Any]:
+    out: list[Any] = []
+    try:
+        for data in reads:
+            out += stream.feed(data)
+        out += stream.close()
+    except ProtocolError as exc:
+        out += [*exc.events, repr(exc)]
+    return [*out, stream.turn]
+
+
+@settings(max_examples=examples(10, thorough=100), deadline=None)
+@given(name=st.sampled_from(sorted(p.name for p in CAPTURES.glob("*.sse"))),
+       data=st.data())
+def test_a_lane_that_keeps_comments_gives_the_same_parts(name: str, data: st.DataObject) -> None:
+    """PartStream reads its lane past ``Lane.feed``'s filter of kept comments: a comment
+    makes no part, so a lane asked for them (``feed_with_comments``) gives the same parts,
+    errors and turn, however the body is cut and wherever keepalives come."""
+    frames = capture(name).split(b"\n\n")
+    keepalives = data.draw(st.lists(st.integers(0, len(frames)), max_size=4))
+    for at in sorted(keepalives, reverse=True):
+        frames.insert(at, b": keepalive")
+    body = b"\n\n".join(frames)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=6)))
+    reads = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+    lane_class = FORMATS[name.split("_", 1)[0]].lane if name != "sample.sse" else ResponsesLane
+    keeping = lane_class()
+    keeping.feed_with_comments(b"")
+    assert _parts_of(PartStream(keeping), reads) == _parts_of(PartStream(lane_class()), reads)
