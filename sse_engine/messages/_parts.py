@@ -136,7 +136,8 @@ class MessagesParts(Translator):
         elif delta_type == "thinking_delta":
             self.builder.reasoning(value, piece=index)
         elif delta_type == "input_json_delta":
-            found = self._calls.get(index)  # a call per fragment less than a method here
+            # A tool call's fragment, _input's work done here: a call less per fragment.
+            found = self._calls.get(index)
             if found is not None and value:
                 self.builder.call_delta(found[0], value, found[1])
 

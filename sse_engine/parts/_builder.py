@@ -164,7 +164,7 @@ class PartBuilder:
         if text:
             direct = self.direct
             # Written straight through only with no part before it in this batch (a relay's
-            # usage reports before the parts make none: _report): the bytes keep their order.
+            # taker keeps a usage report there: usage_counts): the bytes keep their order.
             if direct is None or self.out or not direct(
                 "text", text, choice
             ):
