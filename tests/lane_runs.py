@@ -1,5 +1,5 @@
-"""What the lanes' fast-path tests share: a run that keeps what a failure carries, and
-the check that an event built slot by slot is the event its class makes."""
+"""What the lanes' (and parts') fast-path tests share: a run that keeps what a failure
+carries, and the check that an event built slot by slot is the event its class makes."""
 
 from __future__ import annotations
 
@@ -10,12 +10,16 @@ import attrs
 import pytest
 
 from sse_engine import Lane, LaneEvent, ProtocolError
+from sse_engine.parts import PartStream
 
 
-def feed_reads(lane: Lane[Any], reads: Iterable[bytes]) -> tuple[list[LaneEvent], str | None]:
-    """Every event ``lane`` gives for ``reads`` and ``close()``, with a ``ProtocolError``'s
-    own events, and that error's message (None: the stream ended without one)."""
-    events: list[LaneEvent] = []
+def feed_reads(
+    lane: Lane[Any] | PartStream[Any], reads: Iterable[bytes]
+) -> tuple[list[Any], str | None]:
+    """Every event (or part, for a ``PartStream``) ``lane`` gives for ``reads`` and
+    ``close()``, with a ``ProtocolError``'s own, and that error's message (None: the
+    stream ended without one)."""
+    events: list[Any] = []
     try:
         for read in reads:
             events += lane.feed(read)

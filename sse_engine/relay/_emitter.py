@@ -392,8 +392,8 @@ class Emitter:
             self.choices[part.choice].tool_end(part.index, part.arguments, out)
 
     def _on_usage(self, part: UsageUpdate, out: list[bytes]) -> None:
-        # No bytes, ever: deltas after a usage update are written ahead of it
-        # (PartStream.write_text_with); the targets write usage at the end.
+        # No bytes, ever: the targets write usage at their end (or when they open, at a
+        # later part, which reads it from here).
         self._usage = part.usage
 
     def take_usage(self, usage: Usage | PendingUsage) -> None:
@@ -404,10 +404,8 @@ class Emitter:
     @property
     def usage(self) -> Usage | None:
         """The latest usage the source reported (None before any)."""
-        usage = self._usage
-        if type(usage) is tuple:
-            usage = self._usage = read_pending(usage)
-        return usage  # type: ignore[return-value]
+        usage = self._usage = read_pending(self._usage)  # made once, then kept
+        return usage
 
     def _on_finish(self, part: Finish, out: list[bytes]) -> None:
         if self.opens_on_failure or failure_of(part) is None:

@@ -104,8 +104,7 @@ class Relay:
         self._translate = self.stream.translate
         # A delta continuing its open block is written by the emitter as the translator
         # makes it, with no part (see :meth:`_written`).
-        made = self._emitter
-        self.stream.write_text_with(made.write_live, usage=made.take_usage)
+        self.stream.write_text_with(self._emitter.write_live, usage=self._emitter.take_usage)
 
     # -- the cycle -------------------------------------------------------------------
 

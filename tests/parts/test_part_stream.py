@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
+from lane_runs import feed_reads
 from wire_turns import CallSpec, TurnSpec, render
 
 from sse_engine import (
@@ -451,17 +452,6 @@ def test_chat_annotations_are_citations_on_the_turn() -> None:
     assert citations[0].raw == cite and stream.turn.citations == citations
 
 
-def _parts_of(stream: PartStream, reads: list[bytes]) -> list[Any]:
-    out: list[Any] = []
-    try:
-        for data in reads:
-            out += stream.feed(data)
-        out += stream.close()
-    except ProtocolError as exc:
-        out += [*exc.events, repr(exc)]
-    return [*out, stream.turn]
-
-
 @settings(max_examples=examples(10, thorough=100), deadline=None)
 @given(name=st.sampled_from(sorted(p.name for p in CAPTURES.glob("*.sse"))),
        data=st.data())
@@ -479,4 +469,7 @@ def test_a_lane_that_keeps_comments_gives_the_same_parts(name: str, data: st.Dat
     lane_class = FORMATS[name.split("_", 1)[0]].lane if name != "sample.sse" else ResponsesLane
     keeping = lane_class()
     keeping.feed_with_comments(b"")
-    assert _parts_of(PartStream(keeping), reads) == _parts_of(PartStream(lane_class()), reads)
+    plain = PartStream(lane_class())
+    with_comments = PartStream(keeping)
+    assert feed_reads(with_comments, reads) == feed_reads(plain, reads)
+    assert with_comments.turn == plain.turn

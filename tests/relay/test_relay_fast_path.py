@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -160,13 +161,14 @@ def test_the_relay_keeps_most_gemini_usage_reports_without_a_part() -> None:
     """The usage switch is not idle either: a Gemini chunk's usage, reported before any
     part of its read, is taken by the emitter with no part; the general path makes every
     report a part."""
-    chunks = [
+    data = b"".join(
         b"data: " + json.dumps({
             "candidates": [{"content": {"parts": [{"text": f"word {n} "}], "role": "model"}}],
             "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": n},
         }).encode() + b"\r\n\r\n"
         for n in range(1, 21)
-    ]
+    )
+    chunk_ends = [m.end() for m in re.finditer(rb"\r\n\r\n", data)]  # a chunk per read
     taken: list[Any] = []
     routed: list[Any] = []
     original_take, original_route = _emitter.Emitter.take_usage, _emitter.Emitter._on_usage
@@ -181,20 +183,15 @@ def test_the_relay_keeps_most_gemini_usage_reports_without_a_part() -> None:
 
     with mock.patch.object(_emitter.Emitter, "take_usage", take), \
             mock.patch.dict(_emitter._ROUTES, {_emitter.UsageUpdate: route}):
-        fast = _relay_reads(chunks)
+        fast = observed(LANES["gemini"], "messages", data, chunk_ends, False)
         # The first chunk's text opens the block (a part): its read's usage comes after it.
         assert (len(taken), len(routed)) == (19, 1)
         taken.clear()
         routed.clear()
         with general_path():
-            general = _relay_reads(chunks)
+            general = observed(LANES["gemini"], "messages", data, chunk_ends, False)
         assert (len(taken), len(routed)) == (0, 20)
     assert fast == general
-
-
-def _relay_reads(reads: list[bytes]) -> bytes:
-    relay = Relay(LANES["gemini"](), to="messages", created=1700000000)
-    return b"".join([*map(relay.feed, reads), relay.close()])
 
 
 # -- one step from a well-formed stream --------------------------------------------------------
