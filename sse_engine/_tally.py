@@ -83,9 +83,14 @@ class Compacted(list[str]):
     def append(self, text: str, _append: Any = list.append) -> None:
         _append(self, text)
         if len(self) - self.kept >= 64:  # RUN, read without an attribute lookup per delta
-            kept = self.kept
-            self[kept:] = ["".join(self[kept:])]
-            self.kept = kept + 1
+            self.join_run()
+
+    def join_run(self) -> None:
+        """Join the pieces after ``kept`` into one (what :meth:`append` does every
+        :data:`RUN` pieces; a caller that appends with ``list.append`` calls it then)."""
+        kept = self.kept
+        self[kept:] = ["".join(self[kept:])]
+        self.kept = kept + 1
 
     def settle(self) -> None:
         """Join every piece into one, never to be joined again (before taking a mark)."""

@@ -20,6 +20,7 @@ from sse_engine._lane import JsonLoads, Lane
 from sse_engine._outcome import Outcome, StreamError, is_retryable
 from sse_engine._parser import DEFAULT_MAX_EVENT_SIZE
 from sse_engine._sse import ServerSentEvent
+from sse_engine._tally import Tally
 from sse_engine.chat._calls import ChatCalls, bad_field
 from sse_engine.chat._events import (
     ChatContentDelta,
@@ -267,12 +268,11 @@ class ChatCompletionsLane(Lane[ChatEvent]):
     def _on_plain_choice(self, choice: Any, raw: dict[str, Any], out: list[ChatEvent]) -> bool:
         """The common choice, read without the general walk of :meth:`_on_choice`.
 
-        A choice of a choice already seen, not finished, whose delta is only
-        ``content`` text or only ``tool_calls``, with no logprobs, finish reason
-        or usage: what nearly every chunk of a stream is. It gives the events and
-        the snapshot :meth:`_on_choice` would; anything else returns False having
-        done nothing, and takes the general path (tests/chat/test_chat_fast_path.py
-        checks both give the same for any stream).
+        A choice of a choice already seen, not finished, whose delta is only ``content``
+        text or only ``tool_calls``, with no logprobs, finish reason or usage: what nearly
+        every chunk of a stream is. It gives the events and the snapshot :meth:`_on_choice`
+        would; anything else returns False having done nothing, and takes the general
+        path (tests/chat/test_chat_fast_path.py checks both give the same for any stream).
         """
         if type(choice) is not dict:
             return False
@@ -283,21 +283,19 @@ class ChatCompletionsLane(Lane[ChatEvent]):
         if state is None or state.finish_reason is not None:
             return False
         delta = choice.get("delta")
-        if (
-            type(delta) is not dict
-            or len(delta) != 1
-            or choice.get("finish_reason")
-            or choice.get("logprobs") is not None
-            or choice.get("usage") is not None
+        if type(delta) is not dict or len(delta) != 1 or choice.get("finish_reason") or (
+            choice.get("logprobs") is not None or choice.get("usage") is not None
         ):
             return False
         text = delta.get("content")
         if type(text) is str:
-            # The content's pieces (a list, or a Tally when lean) once the first came:
-            # append to them without the call that creates them.
+            # The content's pieces once the first came: appended without the call that
+            # creates them (a lean lane's Tally counted inline: its append is a call).
             pieces = state._text.get("content")
             if pieces is None:
                 state._add_text("content", text)
+            elif type(pieces) is Tally:
+                pieces.length += len(text)
             else:
                 pieces.append(text)
             if text:

@@ -106,7 +106,11 @@ class CandidateSnapshot:
             and (signature is None or last.signature is None or last.signature == signature)
         ):
             if text:
-                last.pieces.append(text)
+                pieces = last.pieces
+                if type(pieces) is Tally:  # a lean lane's: Tally.append, inline (per chunk)
+                    pieces.length += len(text)
+                else:
+                    pieces.append(text)
             if signature is not None:
                 last.signature = signature
             return

@@ -20,6 +20,7 @@ from sse_engine._json import describe
 from sse_engine._lane import Lane
 from sse_engine._outcome import Outcome, StreamError
 from sse_engine._sse import ServerSentEvent
+from sse_engine._tally import Tally
 from sse_engine.messages._blocks import (
     BlockAssembly,
     OpenBlocks,
@@ -112,10 +113,13 @@ class MessagesLane(Lane[MessagesEvent]):
                     if spec is not None:
                         value = delta.get(spec[0])
                         if type(value) is str:
+                            parts = block.parts
                             if spec[2]:
                                 block.signature = value
+                            elif type(parts) is Tally:  # lean: Tally.append, inline
+                                parts.length += len(value)
                             else:
-                                block.parts.append(value)
+                                parts.append(value)
                             sink = self._text_sink
                             if sink is None or out:
                                 out.append(spec[1](payload, index, value))

@@ -65,6 +65,8 @@ __all__ = [
 #: event and fail on its JSON; a lone comment line is skipped by every client
 #: and still resets their read timeouts.
 KEEPALIVE: Final = encode_comment("keepalive")[:-1]
+_list_append: Final = list.append
+_RUN: Final = Compacted.RUN
 
 #: A pre-stream failure as the target API answers it: status, headers, JSON body.
 ErrorResponse = tuple[int, list[tuple[str, str]], bytes]
@@ -292,8 +294,13 @@ class Emitter:
         if out is None or block is None or block.kind != kind or self.finished:
             return False
         sent = block.sent
-        if type(sent) is Tally:  # a lean block counts what went by: Tally.append, inline
+        # A lean block's Tally.append and Compacted.append, inline: a call each per delta.
+        if type(sent) is Tally:  # it counts what went by
             sent.length += len(text)
+        elif type(sent) is Compacted:  # it keeps the text in runs
+            _list_append(sent, text)
+            if len(sent) - sent.kept >= _RUN:
+                sent.join_run()
         else:
             sent.append(text)
         if not (block.fills or block.numbered):

@@ -11,6 +11,7 @@ instead: ``streamed`` reads ``""`` and ``streamed_length`` says how long it is.
 from __future__ import annotations
 
 from typing import Any
+from zlib import crc32
 
 from sse_engine._json import plain_json
 from sse_engine._tally import CheckedTally, Tally, said, text_crc
@@ -38,7 +39,12 @@ class TextBuffer:
         self._final: str | None = None
 
     def _append(self, delta: str) -> None:
-        self._pieces.append(delta)
+        pieces = self._pieces
+        if type(pieces) is CheckedTally:  # lean: CheckedTally.append, inline (per delta)
+            pieces.length += len(delta)
+            pieces.crc = crc32(delta.encode("utf-8", "surrogatepass"), pieces.crc)
+        else:
+            pieces.append(delta)
 
     def _set(self, text: str) -> None:
         """The authoritative value (from a ``.done`` event); later deltas are ignored."""

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from gemini_cases import MODEL, RESPONSE_ID, call, capture, chunk, run, text, thought, usage
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sse_engine.gemini import GeminiLane, encode_gemini_event
@@ -150,3 +150,20 @@ def test_merged_parts_hold_every_piece_in_order(pieces: list[tuple[bool, str]]) 
     merged = lane.snapshot.to_api()["candidates"][0].get("content", {"parts": []})["parts"]
     flags = [bool(p.get("thought")) for p in merged]
     assert all(a != b for a, b in itertools.pairwise(flags))  # no two alike in a row
+
+
+@given(st.lists(st.tuples(st.booleans(), st.text(max_size=3)), max_size=8))
+@example([(False, ""), (False, "Hi")])
+def test_a_lean_lane_says_what_the_default_one_does_of_text_it_did_not_keep(
+    pieces: list[tuple[bool, str]],
+) -> None:
+    """A lean lane counts the text it passes on: a candidate whose first piece was empty
+    has content all the same, and no warning says otherwise."""
+    body = b"".join(chunk(thought(t) if is_thought else text(t)) for is_thought, t in pieces)
+    lean = GeminiLane()
+    lean.make_lean()
+    lane, _ = run(body + chunk(finish="STOP"), lean)
+    default, _ = run(body + chunk(finish="STOP"))
+    assert (lane.outcome, lane.warnings) == (default.outcome, default.warnings)
+    ours, theirs = lane.snapshot.candidates.get(0), default.snapshot.candidates.get(0)
+    assert (ours and ours.has_content) == (theirs and theirs.has_content)
