@@ -19,6 +19,7 @@ truncated source ends with an error frame instead, and no ``[DONE]``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Final
 
 from sse_engine._encoder import encode_json
@@ -32,7 +33,7 @@ from sse_engine.chat._wire import (
     usage_to_wire,
 )
 from sse_engine.parts import Finish, FinishReason
-from sse_engine.relay import TEXT, Block, Emitter, failure_of, fill, template
+from sse_engine.relay import Block, Emitter, failure_of, fill, template
 
 __all__ = ["ChatEmitter"]
 
@@ -95,7 +96,8 @@ class ChatEmitter(Emitter):
 
     def open_block(self, block: Block, out: list[bytes]) -> None:
         if block.kind != "tool":
-            block.template = self._template(block, {_FIELDS[block.kind]: TEXT})
+            field = _FIELDS[block.kind]
+            block.template = self._template(block, lambda text: {field: text})
             # Once the choice's role was written, a delta is the template filled.
             block.fills = block.choice in self._started
             return
@@ -108,12 +110,20 @@ class ChatEmitter(Emitter):
             "function": {"name": block.name, "arguments": ""},
         }
         self._delta(block.choice, {"tool_calls": [call]}, out)
-        arguments = {"index": block.index, "function": {"arguments": TEXT}}
-        block.template = self._template(block, {"tool_calls": [arguments]})
+        index = block.index
+        block.template = self._template(
+            block, lambda text: {"tool_calls": [{"index": index, "function": {"arguments": text}}]}
+        )
 
-    def _template(self, block: Block, delta: dict[str, Any]) -> bytes:
-        choice = {"index": self._index(block.choice), "delta": delta, "finish_reason": None}
-        return template(encode_json(self._payload([choice])))
+    def _template(self, block: Block, delta: Callable[[str], dict[str, Any]]) -> bytes:
+        """The template of a chunk whose choice's delta is ``delta(text)``."""
+        index = self._index(block.choice)
+
+        def write(text: str, number: str) -> bytes:
+            choice = {"index": index, "delta": delta(text), "finish_reason": None}
+            return encode_json(self._payload([choice]))
+
+        return template(write)
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
         if block.plain:

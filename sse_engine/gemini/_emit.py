@@ -37,7 +37,7 @@ from sse_engine.gemini._wire import (
     usage_to_wire,
 )
 from sse_engine.parts import Finish, FinishReason, ReasoningBlock
-from sse_engine.relay import TEXT, Block, Emitter, failure_of, fill, template
+from sse_engine.relay import Block, Emitter, failure_of, fill, template
 
 __all__ = ["GeminiEmitter"]
 
@@ -90,12 +90,14 @@ class GeminiEmitter(Emitter):
     def open_block(self, block: Block, out: list[bytes]) -> None:
         if block.kind == "tool":
             return  # written whole when it ends
-        part: dict[str, Any] = {"text": TEXT}
-        if block.kind == "reasoning":
-            part[THOUGHT_KEY] = True
-        content = {"parts": [part], "role": "model"}
-        payload = self._response([{"content": content, "index": block.choice}])
-        block.template = template(frame(dumps(payload)))
+        thought = block.kind == "reasoning"
+
+        def write(text: str, number: str) -> bytes:
+            part: dict[str, Any] = {"text": text, THOUGHT_KEY: True} if thought else {"text": text}
+            content = {"parts": [part], "role": "model"}
+            return frame(dumps(self._response([{"content": content, "index": block.choice}])))
+
+        block.template = template(write)
         block.fills = True  # a delta is the template filled
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:

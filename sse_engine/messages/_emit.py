@@ -44,7 +44,7 @@ from sse_engine.messages._wire import (
     usage_to_wire,
 )
 from sse_engine.parts import Citation, Finish, ReasoningBlock
-from sse_engine.relay import TEXT, Block, Emitter, failure_of, fill, template
+from sse_engine.relay import Block, Emitter, failure_of, fill, template
 
 __all__ = ["MessagesEmitter"]
 
@@ -115,12 +115,13 @@ class MessagesEmitter(Emitter):
             {"type": "content_block_start", "index": block.index, "content_block": content}, out
         )
         _, kind, field = _BLOCKS[block.kind]
-        delta = {
-            "type": "content_block_delta",
-            "index": block.index,
-            "delta": {"type": kind, field: TEXT},
-        }
-        block.template = template(json_frame("event: content_block_delta\n", delta))
+
+        def write(text: str, number: str) -> bytes:
+            delta = {"type": kind, field: text}
+            payload = {"type": "content_block_delta", "index": block.index, "delta": delta}
+            return json_frame("event: content_block_delta\n", payload)
+
+        block.template = template(write)
         if block.kind == "tool":
             self._inputs[block.index] = ToolInput()
         else:  # text and thinking deltas are the template filled

@@ -10,7 +10,7 @@ For a format's folder (``sse_engine/<format>/_emit.py``, the ``emitter`` of
 its row in ``FORMATS``): :class:`Emitter`, the base of its parts-to-bytes
 writer, which is handed one :class:`Block` at a time; :func:`failure_of`
 reads a bad ending; :func:`template` and :func:`fill` write a block's delta
-frames from one template (:data:`TEXT` and :data:`NUMBER` mark the holes).
+frames from one template (a :data:`FrameWriter` writes it once, with marks).
 """
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ from sse_engine._public import publish as _publish
 from sse_engine.relay._blocks import Block
 from sse_engine.relay._emitter import Emitter, ErrorResponse, failure_of
 from sse_engine.relay._relay import Relay
-from sse_engine.relay._template import NUMBER, TEXT, fill, template
+from sse_engine.relay._template import FrameWriter, fill, template
 
 __all__ = [
-    "NUMBER",
-    "TEXT",
     "Block",
     "Emitter",
     "ErrorResponse",
+    "FrameWriter",
     "Relay",
     "failure_of",
     "fill",

@@ -4,12 +4,19 @@ A relayed stream is mostly deltas of the same block: frames that differ only
 in their text (and, for Responses, their sequence number). Encoding each one
 whole (``encode_json``: a dict built, walked and serialised, then framed) costs
 more than the source lane spends reading the event. So each block's delta
-frame is written once, by the target's own encoder, with :data:`TEXT` (and
-:data:`NUMBER`) where the values go; :func:`template` turns it into a
-``%``-format bytes template and :func:`fill` puts each delta's text in, encoded
-by the same JSON string encoder ``encode_json`` uses. The bytes are the
-encoder's own: ``fill(template(encode(payload with TEXT)), text) ==
-encode(payload with text)`` (tests/relay/test_relay_templates.py).
+frame is written once, by the target's own encoder, with marks where the
+values go; :func:`template` turns it into a ``%``-format bytes template and
+:func:`fill` puts each delta's text in, encoded by the same JSON string
+encoder ``encode_json`` uses. The bytes are the encoder's own:
+``fill(template(lambda text, n: encode(payload(text, n)), k), text, *numbers)
+== encode(payload(text, numbers))`` (tests/relay/test_relay_templates.py).
+
+The marks must be found where the writer put them and nowhere else, but the
+frame also repeats strings of the source (its id and model, an item's id),
+which may hold anything, a mark included. So :func:`template` counts the
+marks it finds; a count that is not the writer's means a source string holds
+one, and the frame is written again with marks no string of it can hold
+(tests/relay/test_relay_template_marks.py).
 
 The template is bytes, filled with the text's UTF-8: one ``%`` makes the
 frame's bytes (a ``str`` template would be formatted, then the whole frame
@@ -19,29 +26,77 @@ encoded again for every delta).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Final
 
-__all__ = ["NUMBER", "TEXT", "fill", "template"]
+__all__ = ["FrameWriter", "fill", "template"]
 
-#: Where a delta's text goes in a payload (characters JSON and SSE leave alone).
-TEXT: Final = "\u27e6text\u27e7"
-#: Where a sequence number goes: a payload value, and an ``id:`` line.
-NUMBER: Final = "\u27e6n\u27e7"
+#: Writes a block's delta frame with ``text`` where the delta's text goes (a payload
+#: string) and ``number`` where each of its numbers goes (a payload value, or an
+#: ``id:`` line): ``write(text, number)``.
+FrameWriter = Callable[[str, str], bytes]
 
-_TEXT_JSON: Final = json.dumps(TEXT, ensure_ascii=False).encode()
-_NUMBER_JSON: Final = json.dumps(NUMBER, ensure_ascii=False).encode()
-_NUMBER: Final = NUMBER.encode()
+#: What every mark opens with: a mark longer than any run of it in a frame is in no
+#: string of the frame.
+_OPEN: Final = "\u27e6"
+_OPEN_FORMS: Final = (_OPEN.encode(), json.dumps(_OPEN)[1:-1].encode())  # UTF-8, escaped
 
 
-def template(frame: bytes) -> bytes:
-    """``frame``, written with :data:`TEXT` and :data:`NUMBER` in it, as a ``%`` template.
+class _Marks:
+    """A text mark and a number mark, and the forms a frame can hold them in: JSON
+    strings in UTF-8 or, for a frame with a lone surrogate, in ASCII escapes (see
+    ``json_frame``), and a number's bare form (an ``id:`` line)."""
 
-    The numbers come first, in the order they appear, then the text (an
-    ``id:`` line and ``sequence_number`` precede a Responses delta).
+    def __init__(self, depth: int) -> None:
+        self.text = _OPEN * depth + "text\u27e7"
+        self.number = _OPEN * depth + "n\u27e7"
+        self.texts = tuple({json.dumps(self.text, ensure_ascii=e).encode() for e in (False, True)})
+        self.number_json = json.dumps(self.number, ensure_ascii=False).encode()
+        self.number_ascii = json.dumps(self.number).encode()
+        self.number_bare = self.number.encode()
+
+    def holes(self, frame: bytes, numbers: int) -> bytes | None:
+        """``frame`` as a template, or None if the marks are not there once each (the
+        text) and ``numbers`` times (the numbers): a string of the frame holds one."""
+        if sum(frame.count(form) for form in self.texts) != 1:
+            return None
+        # The bare form is in the UTF-8 JSON one: the two counts make every number once.
+        if frame.count(self.number_bare) + frame.count(self.number_ascii) != numbers:
+            return None
+        holes = frame.replace(b"%", b"%%")
+        for form in self.texts:
+            holes = holes.replace(form, b"%s")
+        for form in (self.number_json, self.number_ascii, self.number_bare):
+            holes = holes.replace(form, b"%d")
+        return holes
+
+
+_FIRST: Final = _Marks(1)
+
+
+def template(write: FrameWriter, numbers: int = 0) -> bytes:
+    """The frame ``write`` writes as a ``%`` template, to :func:`fill`.
+
+    ``write(text, number)`` writes the frame with the string ``text`` where the
+    delta's text goes, once, and ``number`` where each of its ``numbers``
+    numbers goes: the numbers come first, in the order they appear, then the
+    text (an ``id:`` line and ``sequence_number`` precede a Responses delta).
+    When a string of the frame holds a mark, the frame is written again with
+    longer marks. A writer that does not write its marks as said is a
+    ``ValueError``.
     """
-    holes = frame.replace(b"%", b"%%").replace(_TEXT_JSON, b"%s")
-    return holes.replace(_NUMBER_JSON, b"%d").replace(_NUMBER, b"%d")
+    frame = write(_FIRST.text, _FIRST.number)
+    holes = _FIRST.holes(frame, numbers)
+    if holes is None:
+        marks = _Marks(1 + sum(frame.count(form) for form in _OPEN_FORMS))
+        holes = marks.holes(write(marks.text, marks.number), numbers)
+        if holes is None:
+            raise ValueError(
+                f"a frame writer must write its text mark once and its number mark {numbers}"
+                f" time(s); it wrote {frame[:200]!r}"
+            )
+    return holes
 
 
 def fill(template: bytes, text: str, *numbers: int) -> bytes:

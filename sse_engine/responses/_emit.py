@@ -22,7 +22,7 @@ from sse_engine._encoder import json_frame
 from sse_engine._outcome import Outcome
 from sse_engine._tally import Compacted
 from sse_engine.parts import Finish, ReasoningBlock
-from sse_engine.relay import NUMBER, TEXT, Block, Emitter, failure_of, fill, template
+from sse_engine.relay import Block, Emitter, failure_of, fill, template
 from sse_engine.responses._wire import CALL_ITEMS, INCOMPLETE_REASONS, error_body, usage_to_wire
 
 __all__ = ["ResponsesEmitter"]
@@ -211,16 +211,17 @@ class ResponsesEmitter(Emitter):
         return where
 
     def _delta_template(self, block: Block) -> None:
-        fields: dict[str, Any] = (
-            {"delta": TEXT, "logprobs": []} if block.kind == "text" else {"delta": TEXT}
-        )
-        payload = {
-            "type": _BLOCKS[_kind(block)][1],
-            "sequence_number": NUMBER,
-            **self._where(block),
-            **fields,
-        }
-        block.template = template(json_frame(f"event: {payload['type']}\nid: {NUMBER}\n", payload))
+        kind = _BLOCKS[_kind(block)][1]
+        where = self._where(block)
+        logprobs = block.kind == "text"
+
+        def write(text: str, number: str) -> bytes:
+            payload = {"type": kind, "sequence_number": number, **where, "delta": text}
+            if logprobs:
+                payload["logprobs"] = []
+            return json_frame(f"event: {kind}\nid: {number}\n", payload)
+
+        block.template = template(write, 2)
         block.numbered = True  # a delta is the template filled, with the next number
 
     def block_delta(self, block: Block, text: str, out: list[bytes]) -> None:
