@@ -40,7 +40,8 @@ FrameWriter = Callable[[str, str], bytes]
 #: What every mark opens with: a mark longer than any run of it in a frame is in no
 #: string of the frame.
 _OPEN: Final = "\u27e6"
-_OPEN_FORMS: Final = (_OPEN.encode(), json.dumps(_OPEN)[1:-1].encode())  # UTF-8, escaped
+_OPEN_UTF8: Final = _OPEN.encode()
+_OPEN_FORMS: Final = (_OPEN_UTF8, json.dumps(_OPEN)[1:-1].encode())  # UTF-8, escaped
 
 
 class _Marks:
@@ -73,6 +74,7 @@ class _Marks:
 
 
 _FIRST: Final = _Marks(1)
+_FIRST_TEXT: Final = json.dumps(_FIRST.text, ensure_ascii=False).encode()
 
 
 def template(write: FrameWriter, numbers: int = 0) -> bytes:
@@ -87,6 +89,11 @@ def template(write: FrameWriter, numbers: int = 0) -> bytes:
     ``ValueError``.
     """
     frame = write(_FIRST.text, _FIRST.number)
+    if frame.count(_OPEN_UTF8) == 1 + numbers:
+        # The usual frame: the marks' opening characters, in UTF-8, and no others (no
+        # string of the frame holds one, and none is escaped): the marks, as written.
+        usual = frame.replace(b"%", b"%%").replace(_FIRST_TEXT, b"%s")
+        return usual.replace(_FIRST.number_json, b"%d").replace(_FIRST.number_bare, b"%d")
     holes = _FIRST.holes(frame, numbers)
     if holes is None:
         marks = _Marks(1 + sum(frame.count(form) for form in _OPEN_FORMS))
