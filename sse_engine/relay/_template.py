@@ -52,7 +52,8 @@ class _Marks:
     def __init__(self, depth: int) -> None:
         self.text = _OPEN * depth + "text\u27e7"
         self.number = _OPEN * depth + "n\u27e7"
-        self.texts = tuple({json.dumps(self.text, ensure_ascii=e).encode() for e in (False, True)})
+        self.text_json = json.dumps(self.text, ensure_ascii=False).encode()
+        self.text_ascii = json.dumps(self.text).encode()
         self.number_json = json.dumps(self.number, ensure_ascii=False).encode()
         self.number_ascii = json.dumps(self.number).encode()
         self.number_bare = self.number.encode()
@@ -60,21 +61,22 @@ class _Marks:
     def holes(self, frame: bytes, numbers: int) -> bytes | None:
         """``frame`` as a template, or None if the marks are not there once each (the
         text) and ``numbers`` times (the numbers): a string of the frame holds one."""
-        if sum(frame.count(form) for form in self.texts) != 1:
+        if frame.count(self.text_json) + frame.count(self.text_ascii) != 1:
             return None
         # The bare form is in the UTF-8 JSON one: the two counts make every number once.
         if frame.count(self.number_bare) + frame.count(self.number_ascii) != numbers:
             return None
+        return self.replaced(frame)
+
+    def replaced(self, frame: bytes) -> bytes:
+        """``frame`` with ``%`` escaped, and ``%s`` and ``%d`` where the marks are."""
         holes = frame.replace(b"%", b"%%")
-        for form in self.texts:
-            holes = holes.replace(form, b"%s")
-        for form in (self.number_json, self.number_ascii, self.number_bare):
-            holes = holes.replace(form, b"%d")
-        return holes
+        holes = holes.replace(self.text_json, b"%s").replace(self.text_ascii, b"%s")
+        holes = holes.replace(self.number_json, b"%d").replace(self.number_ascii, b"%d")
+        return holes.replace(self.number_bare, b"%d")
 
 
 _FIRST: Final = _Marks(1)
-_FIRST_TEXT: Final = json.dumps(_FIRST.text, ensure_ascii=False).encode()
 
 
 def template(write: FrameWriter, numbers: int = 0) -> bytes:
@@ -92,8 +94,7 @@ def template(write: FrameWriter, numbers: int = 0) -> bytes:
     if frame.count(_OPEN_UTF8) == 1 + numbers:
         # The usual frame: the marks' opening characters, in UTF-8, and no others (no
         # string of the frame holds one, and none is escaped): the marks, as written.
-        usual = frame.replace(b"%", b"%%").replace(_FIRST_TEXT, b"%s")
-        return usual.replace(_FIRST.number_json, b"%d").replace(_FIRST.number_bare, b"%d")
+        return _FIRST.replaced(frame)
     holes = _FIRST.holes(frame, numbers)
     if holes is None:
         marks = _Marks(1 + sum(frame.count(form) for form in _OPEN_FORMS))

@@ -11,7 +11,6 @@ instead: ``streamed`` reads ``""`` and ``streamed_length`` says how long it is.
 from __future__ import annotations
 
 from typing import Any
-from zlib import crc32
 
 from sse_engine._json import plain_json
 from sse_engine._tally import CheckedTally, Tally, said, text_crc
@@ -40,9 +39,9 @@ class TextBuffer:
 
     def _append(self, delta: str) -> None:
         pieces = self._pieces
-        if type(pieces) is CheckedTally:  # lean: CheckedTally.append, inline (per delta)
+        if type(pieces) is CheckedTally:  # lean: CheckedTally.append, less its call
             pieces.length += len(delta)
-            pieces.crc = crc32(delta.encode("utf-8", "surrogatepass"), pieces.crc)
+            pieces.crc = text_crc(delta, pieces.crc)
         else:
             pieces.append(delta)
 
