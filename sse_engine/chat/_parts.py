@@ -150,7 +150,7 @@ class ChatParts(Translator):
         handlers = self.handlers
         if ChatChunk in handlers or handlers[ChatContentDelta] is not ChatParts._content:
             return None
-        return self._sink
+        return ChatParts._sink
 
     def _sink(self, text: str, index: int, tool: int | None = None) -> None:
         """Content text of choice ``index``, or (``tool``: the call's index in the

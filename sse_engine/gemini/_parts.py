@@ -114,7 +114,7 @@ class GeminiParts(Translator):
         # Once the chunks' own events have nothing more to say (the id and model are
         # known), the lane gives its plain parts and its usage to _sink, and makes no
         # chunk events (see GeminiLane._on_event).
-        return None if GeminiChunk in self.handlers else self._sink
+        return None if GeminiChunk in self.handlers else GeminiParts._sink
 
     def _sink(self, kind: str, value: Any, candidate: int) -> None:
         """What _text, _thought and _usage do with their events' fields (``kind``:

@@ -126,7 +126,7 @@ class MessagesParts(Translator):
 
     def text_sink(self) -> Callable[..., None]:
         # The lane gives every string delta of its hot path: (delta type, string, index).
-        return self._sink
+        return MessagesParts._sink
 
     def _sink(self, delta_type: str, value: str, index: int) -> None:
         """What _text, _thinking and _input do with their events' fields (a signature

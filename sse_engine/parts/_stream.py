@@ -13,6 +13,7 @@ the ``parts`` of the lane's wire format in ``FORMATS``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MethodType
 from typing import Any, Generic, TypeVar
 
 from sse_engine._errors import ProtocolError, UsageError
@@ -124,7 +125,7 @@ class PartStream(Generic[L]):
         sink = self._translator.sink
         if sink is None:
             return None
-        self.lane._text_sink = sink
+        self.lane._text_sink = MethodType(sink, self._translator)  # unbound: no cycle kept
         out: list[Part] = []  # builder.batch(), inline: this runs once per read
         builder.out = out
         return out

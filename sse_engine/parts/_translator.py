@@ -57,6 +57,11 @@ class Translator:
         """What the lane gives its commonest deltas to instead of making their events,
         during the next read, or None (events as usual). By default, none.
 
+        A function of the translator's class, called with the translator first: the
+        stream binds it for each read. A translator that kept its own bound method
+        would hold itself, a reference cycle that keeps a finished stream in memory
+        until the garbage collector finds it (tests/parts/test_no_cycles.py).
+
         Which deltas, and with what arguments, is the format's own (``Lane._text_sink``):
         text everywhere; Messages' thinking and tool input, Responses' reasoning
         summaries, Chat's tool-call arguments, Gemini's thoughts and usage too. The

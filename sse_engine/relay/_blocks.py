@@ -107,16 +107,19 @@ class BlockWriter(Protocol):
 
 
 class Blocks:
-    """The blocks of one choice, written to the wire one at a time."""
+    """The blocks of one choice, written to the wire one at a time.
+
+    The target (the ``writer``) is given to each call that may write, not kept: it
+    keeps the queues, and a queue that kept it would make a reference cycle (a
+    dropped relay's memory would wait for the garbage collector).
+    """
 
     def __init__(
         self,
-        writer: BlockWriter,
         choice: int,
         pieces: Callable[[], list[str]] = list,
         live: dict[int, Block] | None = None,
     ) -> None:
-        self._writer = writer
         self._choice = choice
         #: The text block that more text of its kind goes straight into (open, alone,
         #: not ended), under this choice, while there is one: what the emitter's fast
@@ -135,7 +138,7 @@ class Blocks:
         #: The kind of the last block added.
         self._last_kind = ""
 
-    def text(self, kind: str, text: str, out: list[bytes]) -> None:
+    def text(self, writer: BlockWriter, kind: str, text: str, out: list[bytes]) -> None:
         """Text of ``kind`` grew: it continues the last block, or starts one."""
         queue = self.queue
         block = queue[-1] if queue else None
@@ -145,15 +148,15 @@ class Blocks:
                 block.id, self._reasoning_id = self._reasoning_id, ""
             elif self._message_id:  # text or refusal: the first of the message item
                 block.source_item, self._message_id = self._message_id, ""
-            block = self._add(block, out)
-        self._deliver(block, text, out)
+            block = self._add(writer, block, out)
+        self._deliver(writer, block, text, out)
 
-    def message_start(self, id: str | None, out: list[bytes]) -> None:
+    def message_start(self, writer: BlockWriter, id: str | None, out: list[bytes]) -> None:
         """A message item opened upstream (``id``: the source's): its text starts a block."""
         block = self.queue[-1] if self.queue else None
         if block is not None and block.kind in ("text", "refusal") and not block.ended:
             block.ended = True  # the previous item's text: the next text is not its
-            self._advance(out)
+            self._advance(writer, out)
         self._message_id = id or ""
 
     def _open_reasoning(self) -> Block | None:
@@ -167,7 +170,9 @@ class Blocks:
         if self._open_reasoning() is None:  # else it is that block's start, seen again
             self._reasoning_id = id or ""
 
-    def reasoning_break(self, text: str, own_blocks: bool, out: list[bytes]) -> None:
+    def reasoning_break(
+        self, writer: BlockWriter, text: str, own_blocks: bool, out: list[bytes]
+    ) -> None:
         """A blank line between two pieces of reasoning (see ``ReasoningDelta.separator``).
 
         Inside a block it starts the block's next piece (the target says how).
@@ -179,14 +184,16 @@ class Blocks:
         block = self._open_reasoning()
         if block is None:
             if not own_blocks and self._last_kind == "reasoning":
-                self.text("reasoning", text, out)
+                self.text(writer, "reasoning", text, out)
             return
         if block.opened:
-            self._writer.reasoning_break(block, text, out)
+            writer.reasoning_break(block, text, out)
         else:  # not on the wire yet (behind a tool call): the pieces go as one text
             block.pending.append(text)
 
-    def reasoning_end(self, reasoning: ReasoningBlock, keep: bool, out: list[bytes]) -> None:
+    def reasoning_end(
+        self, writer: BlockWriter, reasoning: ReasoningBlock, keep: bool, out: list[bytes]
+    ) -> None:
         """The block of reasoning ended upstream; ``reasoning`` is it, with its replay data.
 
         A block without text is written only if the target ``keep``s it (it
@@ -204,24 +211,25 @@ class Blocks:
             self._reasoning_id = ""
             block.reasoning = reasoning
             block.ended = True
-            self._add(block, out)
+            self._add(writer, block, out)
             return
         block.reasoning = reasoning
         block.ended = True
-        self._advance(out)
+        self._advance(writer, out)
 
-    def cite(self, citation: Any, out: list[bytes]) -> None:
+    def cite(self, writer: BlockWriter, citation: Any, out: list[bytes]) -> None:
         """A citation of the text just written: on that text's block (none: not written)."""
         block = self.queue[-1] if self.queue else None
         if block is None or block.kind != "text" or block.ended:
             return
         if block.opened:
-            self._writer.block_cite(block, citation, out)
+            writer.block_cite(block, citation, out)
         else:  # behind a tool call: it goes when the block opens, after its text
             block.citations.append(citation)
 
     def tool_start(
         self,
+        writer: BlockWriter,
         index: int,
         id: str,
         name: str,
@@ -234,20 +242,20 @@ class Blocks:
         ``raw``: the source's own object for the call)."""
         block = Block("tool", self._choice, id=id, name=name, plain=plain, raw=raw)
         block.source_item = item_id or ""
-        self._tools[index] = self._add(block, out)
+        self._tools[index] = self._add(writer, block, out)
 
-    def tool_delta(self, index: int, text: str, out: list[bytes]) -> None:
+    def tool_delta(self, writer: BlockWriter, index: int, text: str, out: list[bytes]) -> None:
         """Tool call ``index``'s input grew."""
-        self._deliver(self._tools[index], text, out)
+        self._deliver(writer, self._tools[index], text, out)
 
-    def tool_end(self, index: int, arguments: str, out: list[bytes]) -> None:
+    def tool_end(self, writer: BlockWriter, index: int, arguments: str, out: list[bytes]) -> None:
         """Tool call ``index`` is complete."""
         block = self._tools[index]
         block.arguments = arguments
         block.ended = True
-        self._advance(out)
+        self._advance(writer, out)
 
-    def flush(self, clean: bool, out: list[bytes]) -> None:
+    def flush(self, writer: BlockWriter, clean: bool, out: list[bytes]) -> None:
         """Write every block that can be written at the end of the stream.
 
         A clean ending closes them all. A bad one closes text blocks but never
@@ -258,28 +266,27 @@ class Blocks:
         for block in self.queue:
             if clean or (block.kind != "tool" and block.kind != "reasoning"):
                 block.ended = True
-        self._advance(out)
+        self._advance(writer, out)
 
-    def _add(self, block: Block, out: list[bytes]) -> Block:
+    def _add(self, writer: BlockWriter, block: Block, out: list[bytes]) -> Block:
         self._last_kind = block.kind
         queue = self.queue
         if queue and queue[-1].kind != "tool":
             queue[-1].ended = True
         queue.append(block)
-        self._advance(out)
+        self._advance(writer, out)
         return block
 
-    def _deliver(self, block: Block, text: str, out: list[bytes]) -> None:
+    def _deliver(self, writer: BlockWriter, block: Block, text: str, out: list[bytes]) -> None:
         if block.opened:
             block.sent.append(text)
-            self._writer.block_delta(block, text, out)
+            writer.block_delta(block, text, out)
         else:
             block.pending.append(text)
 
-    def _advance(self, out: list[bytes]) -> None:
+    def _advance(self, writer: BlockWriter, out: list[bytes]) -> None:
         """Close the ended blocks at the head; open the next and write what it collected."""
         queue = self.queue
-        writer = self._writer
         while queue:
             head = queue[0]
             if not head.opened:

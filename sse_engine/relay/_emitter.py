@@ -172,6 +172,7 @@ class Emitter:
         self._tools: set[tuple[int, int]] = set()
         #: How many tool calls each choice relayed.
         self.tool_calls: dict[int, int] = {}
+        #: Where the parts :meth:`emit` is writing came from, during that call only.
         self.source: Source = _NO_SOURCE
         #: The number of the next frame, for a target that numbers its frames (Responses'
         #: ``sequence_number``); what a :attr:`Block.numbered` delta's frame takes.
@@ -253,7 +254,7 @@ class Emitter:
     def flush(self, clean: bool, out: list[bytes]) -> None:
         """Write what every choice still holds (see :meth:`Blocks.flush`)."""
         for blocks in self.choices.values():
-            blocks.flush(clean, out)
+            blocks.flush(self, clean, out)
 
     # -- the routing -------------------------------------------------------------
 
@@ -276,6 +277,8 @@ class Emitter:
                 _ROUTES[kind](self, part, out)
         finally:
             self.direct = outer
+            # Kept, the source (the stream, which holds write_live) would make a cycle.
+            self.source = _NO_SOURCE
         return out[0] if len(out) == 1 else b"".join(out)
 
     def write_live(self, kind: str, text: str, choice: int) -> bool:
@@ -335,7 +338,7 @@ class Emitter:
             if choice and not self.many_choices:
                 return None
             self._begin(out)
-            blocks = self.choices[choice] = Blocks(self, choice, self.pieces, self.live)
+            blocks = self.choices[choice] = Blocks(choice, self.pieces, self.live)
         return blocks
 
     def _text(
@@ -344,7 +347,7 @@ class Emitter:
         if part.text:
             blocks = self._blocks(part.choice, out)
             if blocks is not None:
-                blocks.text(kind, part.text, out)
+                blocks.text(self, kind, part.text, out)
 
     def _on_text(self, part: TextDelta, out: list[bytes]) -> None:
         self._text("text", part, out)
@@ -358,7 +361,7 @@ class Emitter:
             return
         blocks = self._blocks(part.choice, out)
         if blocks is not None:
-            blocks.reasoning_break(text, self.reasoning_blocks, out)
+            blocks.reasoning_break(self, text, self.reasoning_blocks, out)
 
     def _on_reasoning_start(self, part: ReasoningStart, out: list[bytes]) -> None:
         blocks = self._blocks(part.choice, out)
@@ -368,12 +371,12 @@ class Emitter:
     def _on_reasoning_end(self, part: ReasoningEnd, out: list[bytes]) -> None:
         blocks = self._blocks(part.choice, out)
         if blocks is not None:
-            blocks.reasoning_end(part.block, self.keeps(part.block), out)
+            blocks.reasoning_end(self, part.block, self.keeps(part.block), out)
 
     def _on_message_item(self, part: MessageItemStart, out: list[bytes]) -> None:
         blocks = self._blocks(part.choice, out)
         if blocks is not None:
-            blocks.message_start(part.id, out)
+            blocks.message_start(self, part.id, out)
 
     def _on_refusal(self, part: RefusalDelta, out: list[bytes]) -> None:
         self._text("refusal", part, out)
@@ -388,15 +391,15 @@ class Emitter:
             self.tool_calls[part.choice] = self.tool_calls.get(part.choice, 0) + 1
             plain = call is not None and call.plain
             raw = None if call is None else call.raw
-            blocks.tool_start(part.index, part.id, part.name, plain, part.item_id, out, raw)
+            blocks.tool_start(self, part.index, part.id, part.name, plain, part.item_id, out, raw)
 
     def _on_tool_delta(self, part: ToolCallDelta, out: list[bytes]) -> None:
         if part.text and (part.choice, part.index) in self._tools:
-            self.choices[part.choice].tool_delta(part.index, part.text, out)
+            self.choices[part.choice].tool_delta(self, part.index, part.text, out)
 
     def _on_tool_end(self, part: ToolCallEnd, out: list[bytes]) -> None:
         if (part.choice, part.index) in self._tools:
-            self.choices[part.choice].tool_end(part.index, part.arguments, out)
+            self.choices[part.choice].tool_end(self, part.index, part.arguments, out)
 
     def _on_usage(self, part: UsageUpdate, out: list[bytes]) -> None:
         # No bytes, ever: the targets write usage at their end (or when they open, at a
@@ -424,7 +427,7 @@ class Emitter:
         if self.cites(part):
             blocks = self._blocks(part.choice, out)
             if blocks is not None:
-                blocks.cite(part, out)
+                blocks.cite(self, part, out)
 
     def _on_not_relayed(self, part: ServerToolResult, out: list[bytes]) -> None:
         """Not relayed: the upstream ran the tool (its call is not relayed either), and its

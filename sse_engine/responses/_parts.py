@@ -263,7 +263,7 @@ class ResponsesParts(Translator):
 
     def text_sink(self) -> Callable[..., bool]:
         # The lane gives a text or call input delta's fields as _sink reads them.
-        return self._sink
+        return ResponsesParts._sink
 
     def _content_delta(self, event: ResponseContentDeltaEvent) -> None:
         self._sink(
