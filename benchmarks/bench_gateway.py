@@ -355,6 +355,10 @@ def _relay_share(by: dict[Key, list[Result]], stacks: list[str], loads: tuple[Lo
         report.markdown_table(["Stack", "proxy", "relay", "relay less the Relay's RSS"],
                               rows, "lrrr"),
         "",
+        "A finished relay, once dropped, is freed at once by reference counting: it"
+        " leaves no object in a reference cycle for `gc.collect()` to find"
+        " (tests/test_no_reference_cycles.py)."
+        if objects == 0 else
         f"A finished relay, once dropped, leaves {objects} objects in reference cycles"
         f" holding {freed / 1024:.0f} KB until `gc.collect()` finds them (a long"
         " stream's objects are in the collector's oldest generation, which it visits"

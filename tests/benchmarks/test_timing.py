@@ -103,6 +103,32 @@ def test_the_sample_runs_the_real_function_k_times_with_the_collector_off() -> N
     assert seen == [False] * 4 and gc.isenabled()
 
 
+def test_what_a_contender_leaves_in_cycles_is_freed_inside_its_sample(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A contender that leaves reference cycles pays for their collection on its clock."""
+    import gc
+
+    events: list[str] = []
+    monkeypatch.setattr(timing, "_clock", lambda: events.append("clock") or 0.0)
+
+    def collected(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["collected"]:
+            events.append(f"freed {info['collected']}")
+
+    class Cyclic:
+        def __init__(self) -> None:
+            self.me = self
+
+    gc.collect()  # earlier tests' garbage is not the sample's
+    gc.callbacks.append(collected)
+    try:
+        timing.time_sample(lambda _: Cyclic(), None, 3)
+    finally:
+        gc.callbacks.remove(collected)
+    assert events == ["clock", "freed 3", "clock"]
+
+
 def test_a_real_benchmark_row_samples_every_side_with_the_same_k(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
