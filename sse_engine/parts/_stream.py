@@ -125,7 +125,7 @@ class PartStream(Generic[L]):
         sink = self._translator.sink
         if sink is None:
             return None
-        self.lane._text_sink = MethodType(sink, self._translator)  # unbound: no cycle kept
+        self.lane._text_sink = MethodType(sink, self._translator)  # bound per read: kept, a cycle
         out: list[Part] = []  # builder.batch(), inline: this runs once per read
         builder.out = out
         return out

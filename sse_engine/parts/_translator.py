@@ -60,7 +60,7 @@ class Translator:
         A function of the translator's class, called with the translator first: the
         stream binds it for each read. A translator that kept its own bound method
         would hold itself, a reference cycle that keeps a finished stream in memory
-        until the garbage collector finds it (tests/parts/test_no_cycles.py).
+        until the garbage collector finds it (tests/test_no_reference_cycles.py).
 
         Which deltas, and with what arguments, is the format's own (``Lane._text_sink``):
         text everywhere; Messages' thinking and tool input, Responses' reasoning
