@@ -98,7 +98,7 @@ class Lane(Generic[E]):
         self.outcome: Outcome | None = None
         self.error: StreamError | None = None
         self._body: ErrorBody | None = None  # a JSON error body sent instead of a stream
-        self._failure: ProtocolError | None = None
+        self._failure = ""  # what the sticky error said (its traceback holds this lane)
         self._parser = self._new_parser()
         #: The lane's warnings and where each was noticed; its helpers report there too.
         self._reports = Reports(strict, self._parser)
@@ -295,7 +295,11 @@ class Lane(Generic[E]):
         try:
             sses = parser.feed(data)
         except EventTooLarge as exc:
-            return self._too_large(exc)
+            before = self._interpret(exc.events)  # the events before it count
+            if self.outcome is None:
+                self._fail(exc, before)
+                raise
+            return self._oversized_after_end(exc, before)
         if parser.invalid_utf8:
             return self._interpret(sses)
         out: list[Any] = []
@@ -322,11 +326,7 @@ class Lane(Generic[E]):
         self._plain = True
         return None
 
-    def _too_large(self, exc: EventTooLarge) -> list[Any]:
-        # The events before it count; then a failure, or after the verdict, the end of reading.
-        out = self._interpret(exc.events)
-        if self.outcome is None:
-            self._fail(exc, out)
+    def _oversized_after_end(self, exc: EventTooLarge, out: list[Any]) -> list[Any]:
         # Oversized garbage after the verdict changes nothing: drop the rest.
         self._discarding = True
         self._plain = False
@@ -373,6 +373,7 @@ class Lane(Generic[E]):
                 outcome, own = self._on_transport_end()
             except ProtocolError as exc:  # a strict-mode rule broken at the end
                 self._fail(exc, out)
+                raise
             if error is not None and outcome is Outcome.TRUNCATED:
                 own = error
                 self._shape = None  # only a stream that ended can be judged wrong_lane
@@ -471,30 +472,29 @@ class Lane(Generic[E]):
                 on_event(sse, out)
             except ProtocolError as exc:
                 self._fail(exc, out)
+                raise
             except (
                 KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError
             ) as exc:
-                self._fail(uninterpretable(reports.event_index, sse.event, exc), out)
+                raise self._fail(uninterpretable(reports.event_index, sse.event, exc), out) from exc
 
-    def _fail(self, exc: ProtocolError, out: list[Any]) -> NoReturn:
-        """Enter the sticky error state and raise, keeping the events decoded so far.
-
-        The events on ``exc.events`` end with the stream's ``StreamEnd``
-        (``FAILED``, ``protocol_error``) unless the verdict came out earlier.
-        """
+    def _fail(self, exc: ProtocolError, out: list[Any]) -> ProtocolError:
+        """Enter the sticky error state; ``exc``, for the caller to raise in its ``except``
+        (not here: a traceback frame holding the error is a cycle), its ``events`` the events
+        so far, ending with the ``StreamEnd`` (``FAILED``) unless the verdict came earlier."""
         self._state = _FAILED
         self._plain = False
-        self._failure = exc
+        self._failure = str(exc)
         exc.events = out
         if self.outcome is None:
             error = StreamError(message=str(exc), code="protocol_error", retryable=True)
             self._post_end_events = False
             self._end(Outcome.FAILED, error, out)
-        raise exc
+        return exc
 
     def _raise_not_open(self) -> NoReturn:
         if self._state is _FAILED:
-            raise ProtocolError(f"this lane failed earlier: {self._failure}") from self._failure
+            raise ProtocolError(f"this lane failed earlier: {self._failure}")
         raise UsageError("feed() called after close(): the stream has ended")
 
 

@@ -113,8 +113,8 @@ class LineParser(Generic[Item]):
         "_bytes_fed",
         "_comments",
         "_data",
-        "_error",
         "_event_type",
+        "_failed_at",
         "_id_buffer",
         "_last_event_id",
         "_max",
@@ -127,7 +127,9 @@ class LineParser(Generic[Item]):
         self._max = max_size
         self._comments = comments
         self._state = OPEN
-        self._error: EventTooLarge | None = None
+        # (limit, offset) of the sticky EventTooLarge: not the error, whose traceback holds
+        # this parser's frames (a cycle keeping a failed parser for the garbage collector).
+        self._failed_at = (0, 0)
         self._bytes_fed = 0
         # Invalid UTF-8 met by a feed(): (bytes_fed after it, its marks); see invalid_utf8.
         self._bad_utf8: tuple[int, list[tuple[int, int, int]]] | None = None
@@ -206,14 +208,13 @@ class LineParser(Generic[Item]):
 
     def _raise_not_open(self) -> None:
         if self._state is FAILED:
-            assert self._error is not None
-            raise EventTooLarge(self._error.limit, self._error.offset)
+            raise EventTooLarge(*self._failed_at)
         raise UsageError("feed() called after close(): this SSEParser has reached end of stream")
 
     def _fail(self, items: list[Item]) -> NoReturn:
         self._state = FAILED
-        self._error = EventTooLarge(self._max, self._bytes_fed, events=list(items))
-        raise self._error
+        self._failed_at = (self._max, self._bytes_fed)
+        raise EventTooLarge(self._max, self._bytes_fed, events=list(items))
 
     def _lines(self, lines: list[str], items: list[Item]) -> None:
         """The spec's per-line steps; a blank line dispatches."""
