@@ -41,7 +41,10 @@ class TextBuffer:
         pieces = self._pieces
         if type(pieces) is CheckedTally:  # lean: CheckedTally.append, less its call
             pieces.length += len(delta)
-            pieces.crc = text_crc(delta, pieces.crc)
+            pending = pieces.pending
+            pending.append(delta)
+            if len(pending) >= 16:  # CheckedTally.RUN
+                pieces.fold()
         else:
             pieces.append(delta)
 

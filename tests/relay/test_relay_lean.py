@@ -15,7 +15,7 @@ import gc
 import json
 import tracemalloc
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,10 +31,11 @@ from sse_engine import (
     ResponsesLane,
     UsageError,
 )
-from sse_engine._tally import Compacted, Tally
+from sse_engine._tally import CheckedTally, Compacted, Tally
 from sse_engine.messages import BlockStop
 from sse_engine.parts import PartStream, Turn
 from sse_engine.relay import Relay
+from sse_engine.responses._output import TextBuffer
 
 CAPTURES = Path(__file__).resolve().parents[2] / "sse_engine" / "captures"
 TARGETS: tuple[str, ...] = tuple(FORMATS)
@@ -329,3 +330,37 @@ def test_a_tally_keeps_the_length_only() -> None:
     for text in ("ab", "", "cde"):
         tally.append(text)
     assert (tally.length, list(tally), "".join(tally)) == (5, [], "")
+
+
+_EDITS = st.sampled_from(["same", "one more", "one changed", "one less"])
+
+
+@given(
+    pieces=st.lists(st.text(max_size=4), min_size=60, max_size=60),
+    count=st.integers(0, 60),
+    edit=_EDITS,
+    at=st.integers(0),
+)
+def test_a_lean_text_tells_a_repeated_final_text_as_the_kept_deltas_do(
+    pieces: list[str], count: int, edit: str, at: int
+) -> None:
+    """A lean Responses text (a CheckedTally, its pieces taken into its CRC a run at a
+    time) says whether a ``.done`` text repeats the deltas as the text kept whole does:
+    for any deltas (lone surrogates too), across runs, and a final text that is the
+    same, longer, or the same length with one character changed."""
+    deltas = pieces[:count]  # a count drawn alone: lists past a run or two are common
+    kept, lean = TextBuffer(), TextBuffer(lean=True)
+    for delta in deltas:
+        kept._append(delta)
+        lean._append(delta)
+    final = "".join(deltas)
+    if edit == "one more":
+        final += "x"
+    elif final and edit == "one changed":
+        i = at % len(final)
+        final = final[:i] + ("y" if final[i] != "y" else "z") + final[i + 1 :]
+    elif final and edit == "one less":
+        final = final[:-1]
+    assert lean.streamed_length == kept.streamed_length
+    assert lean.streams(final) is kept.streams(final) is (final == "".join(deltas))
+    assert len(cast(CheckedTally, lean._pieces).pending) < CheckedTally.RUN
