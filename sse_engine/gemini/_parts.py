@@ -126,7 +126,7 @@ class GeminiParts(Translator):
         elif kind == "thought":
             self._think(candidate, value, None)
         else:
-            self.builder.usage_counts(usage_counts(value), value)
+            self.builder.usage_counts(usage_counts, value)
 
     def _text(self, event: TextPart) -> None:
         candidate = event.candidate

@@ -1,14 +1,13 @@
 """Where parts are made: each one is appended to the output and folded into its turn at once.
 
-The per-lane translators (``_from_chat.py``, ``_from_responses.py``,
-``_from_messages.py``) say *what* happened by calling a :class:`PartBuilder`
-method (``text``, ``call_start``, ``finish``, ...); the builder makes the part
-and applies it to the :class:`Turn`, so a turn is always exactly the sum of
-the parts that were returned, whichever lane they came from (but for a final
-text that contradicts the deltas shown: ``replace_text``). The rules that
-hold for every lane live here too: the blocks of reasoning and the blank line
-between reasoning pieces, the final parse of a tool call's input, and the
-finish reason of a stream that failed or was cut.
+The formats' translators (``<format>/_parts.py``) say *what* happened by calling a
+:class:`PartBuilder` method (``text``, ``call_start``, ``finish``, ...); the builder
+makes the part and applies it to the :class:`Turn`, so a turn is always exactly the
+sum of the parts that were returned, whichever lane they came from (but for a final
+text that contradicts the deltas shown: ``replace_text``). The rules that hold for
+every lane live here too: the blocks of reasoning and the blank line between
+reasoning pieces, the final parse of a tool call's input, and the finish reason of a
+stream that failed or was cut.
 """
 
 from __future__ import annotations
@@ -53,14 +52,13 @@ from sse_engine.parts._parts import (
     Usage,
 )
 from sse_engine.parts._turn import UNSET, JSONText, ReasoningBlock, ToolCall, Turn, joined
-from sse_engine.parts._usage import PendingUsage, UsageCounts, counts_of
+from sse_engine.parts._usage import CountsReader, PendingUsage, UsageCounts, counts_of
 
 __all__ = ["PartBuilder"]
 
 #: A verdict that overrides whatever the model said: the stream itself went wrong.
 _VERDICT_REASONS: Final[dict[Outcome, FinishReason]] = {
-    Outcome.FAILED: "error",
-    Outcome.TRUNCATED: "truncated",
+    Outcome.FAILED: "error", Outcome.TRUNCATED: "truncated"
 }
 _REASONING_SEPARATOR: Final = "\n\n"
 #: The piece a choice is in once its block of reasoning ended: what comes next is a new piece.
@@ -429,27 +427,30 @@ class PartBuilder:
         the part hold its counts, read as an equal Usage (see :meth:`usage_counts`)."""
         self.usage_counts(cast(UsageCounts, counts_of(usage)), usage.raw)
 
-    def usage_counts(self, counts: UsageCounts, raw: Any) -> None:
-        """Usage is known or changed, as its counts and wire object: the Usage
-        (``new_usage(*counts, raw)``) is made only when first read.
+    def usage_counts(self, counts: UsageCounts | CountsReader, raw: Any) -> None:
+        """Usage is known or changed, as its counts (or the format's reader of them) and
+        wire object, for a format that reports usage in every chunk (Gemini): the part
+        and the turns hold both; the Usage (``new_usage(*counts, raw)``) is made when read.
 
-        For a format that reports usage in every chunk (Gemini): the part and
-        the turns hold the counts and the wire object until then. Equal
-        counts are an unchanged report, as equal Usages are.
+        A relay's taker (``PartStream.write_text_with``) keeps only the latest report
+        before any part of the batch: it gets each one, its counts not read (a reader
+        reads them when the usage is, once). Otherwise a report after a part is a part,
+        and equal counts are an unchanged report.
         """
         turns = self.turns
-        held = turns[self._first]._usage
-        # counts_of(held), inline for the usual held usage (this runs once per chunk).
-        if counts == (held[0] if type(held) is tuple else counts_of(held)):
-            return
+        take = self.take_usage
+        if take is None or self.out:
+            counts = counts if isinstance(counts, tuple) else counts(raw)
+            held = turns[self._first]._usage  # counts_of(held) inline: once per chunk
+            if counts == (
+                held[0] if type(held) is tuple and type(held[0]) is tuple else counts_of(held)
+            ):
+                return
         pending = (counts, raw)
         for turn in turns.values():
             turn._usage = pending
-        # Before any part of the batch, a relay's taker keeps it (the target writes usage
-        # at its end, or opening at a later part); after one, a part keeps its place.
-        take = self.take_usage
         if take is not None and not self.out:
-            take(pending)
+            take(pending)  # the target writes usage at its end, or opening at a later part
         else:
             self.out.append(make_usage_update(pending))
 

@@ -86,18 +86,25 @@ new_usage.__qualname__ = new_usage.__name__ = "new_usage"
 #: <sse_engine.parts._builder.PartBuilder.usage_counts>`.
 UsageCounts = tuple[int | None, int | None, int | None, int | None, int | None, int | None]
 
-#: A usage not made yet: its counts and the wire object, ``(counts, raw)``. A
-#: ``UsageUpdate``'s and a turn's ``usage`` may hold one until first read: most of a
-#: Gemini chunk's usage cost was making a Usage nobody reads before the next chunk's.
-#: A plain tuple because it is made per chunk (a class instance costs ten times as much),
-#: and a Usage is never one.
-PendingUsage = tuple[UsageCounts, Any]
+#: A format's reader of a wire usage object's counts (Gemini's ``usage_counts``).
+CountsReader = Callable[[Any], UsageCounts]
+
+#: A usage not made yet: its counts and the wire object, ``(counts, raw)``, where
+#: ``counts`` is the six counts or, not read yet, the format's function that reads
+#: them from ``raw``. A ``UsageUpdate``'s and a turn's ``usage`` may hold one until
+#: first read: most of a Gemini chunk's usage cost was making a Usage nobody reads
+#: before the next chunk's, and a relay, which keeps only the latest report, reads
+#: the counts of none but the one it writes. A plain tuple because it is made per
+#: chunk (a class instance costs ten times as much), and a Usage is never one.
+PendingUsage = tuple[UsageCounts | CountsReader, Any]
 
 
 def read_pending(value: Usage | PendingUsage | None) -> Usage | None:
     """``value`` as a :class:`Usage`: a pending one made now, any other as it is."""
     if type(value) is tuple:
         counts, raw = value
+        if not isinstance(counts, tuple):  # not read yet: the format's reader reads them now
+            counts = counts(raw)
         return new_usage(*counts, raw)
     return value  # type: ignore[return-value]
 
@@ -107,7 +114,8 @@ def counts_of(value: Usage | PendingUsage | None) -> UsageCounts | None:
     if value is None:
         return None
     if type(value) is tuple:
-        return value[0]
+        counts, raw = value
+        return counts if isinstance(counts, tuple) else counts(raw)
     usage: Usage = value  # type: ignore[assignment]
     return (usage.input_tokens, usage.output_tokens, usage.total_tokens,
             usage.cached_input_tokens, usage.reasoning_tokens, usage.cache_write_input_tokens)

@@ -36,7 +36,14 @@ from hypothesis import strategies as st
 from hypothesis_budget import examples
 from wire_turns import ALL_LANES, TurnSpec, render, turn_specs
 
-from sse_engine import FORMATS, ChatCompletionsLane, Lane, ResponsesLane, encode_chat_event
+from sse_engine import (
+    FORMATS,
+    ChatCompletionsLane,
+    Lane,
+    ResponsesLane,
+    encode_chat_event,
+    encode_gemini_event,
+)
 from sse_engine.relay import Emitter, Relay, _emitter
 
 CAPTURES = {p.name: p.read_bytes()
@@ -192,6 +199,59 @@ def test_the_relay_keeps_most_gemini_usage_reports_without_a_part() -> None:
             general = observed(LANES["gemini"], "messages", data, chunk_ends, False)
         assert (len(taken), len(routed)) == (0, 20)
     assert fast == general
+
+
+
+@st.composite
+def gemini_usage_streams(draw: st.DrawFn) -> bytes:
+    """Gemini chunks whose usage comes in any pattern: in every chunk or some, its counts
+    grown, repeated or (a wire object with more in it) the same, beside text, thinking
+    or a call (a part before it in the read), for one candidate or two."""
+    chunks: list[bytes] = []
+    output = 0
+    for n in range(draw(st.integers(1, 12))):
+        candidates = []
+        for index in range(draw(st.sampled_from([1, 1, 1, 2]))):
+            kind = draw(st.sampled_from(["text", "text", "thought", "call", "none"]))
+            part: dict[str, Any] = (
+                {"text": draw(st.text(max_size=6))} if kind == "text"
+                else {"text": draw(st.text(max_size=6)), "thought": True} if kind == "thought"
+                else {"functionCall": {"name": "f", "args": {"n": n}}} if kind == "call"
+                else {}
+            )
+            candidate: dict[str, Any] = {"index": index}
+            if part:
+                candidate["content"] = {"parts": [part], "role": "model"}
+            candidates.append(candidate)
+        payload: dict[str, Any] = {"candidates": candidates, "modelVersion": "gemini-x"}
+        if draw(st.integers(0, 4)):  # most chunks report usage
+            output += draw(st.sampled_from([0, 0, 1, 3]))  # repeated counts too
+            usage: dict[str, Any] = {"promptTokenCount": 7, "candidatesTokenCount": output,
+                                     "totalTokenCount": 7 + output}
+            if draw(st.booleans()):
+                usage["trafficType"] = draw(st.sampled_from(["ON_DEMAND", "PROVISIONED"]))
+            payload["usageMetadata"] = usage
+        chunks.append(encode_gemini_event(payload))
+    if draw(st.booleans()):  # a clean end; or cut short: truncated
+        chunks.append(encode_gemini_event({"candidates": [
+            {"index": 0, "finishReason": "STOP", "content": {"parts": [{"text": ""}]}}],
+            "usageMetadata": {"promptTokenCount": 7, "candidatesTokenCount": output + 1}}))
+    return b"".join(chunks)
+
+
+@settings(
+    max_examples=examples(80, thorough=400), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(data=gemini_usage_streams(), reads=st.lists(st.integers(0), max_size=8),
+       lean=st.booleans())
+def test_gemini_usage_in_any_pattern_relays_the_same_by_either_path(
+    data: bytes, reads: list[int], lean: bool
+) -> None:
+    """A usage report the relay takes is counted only when written or read (its counts
+    are left to the format's reader until then): the bytes, verdict and turn, its usage
+    included, are those of every report made a part and compared as it came."""
+    check_all(LANES["gemini"], data, reads, lean)
 
 
 # -- one step from a well-formed stream --------------------------------------------------------
