@@ -27,6 +27,7 @@ from hypothesis_budget import examples
 from wire_turns import ALL_LANES, TurnSpec, render, turn_specs
 
 from sse_engine import DEFAULT_MAX_EVENT_SIZE, Lane, SSEEngineError, SSEParser
+from sse_engine.partial_json import JSONStreamError, PartialJSON
 from sse_engine.parts import PartStream
 from sse_engine.relay import Relay
 
@@ -118,6 +119,34 @@ def test_a_reader_of_broken_bytes_leaves_nothing_to_the_garbage_collector(
     reads = [data[at : at + size] for at in range(0, len(data), size)]
     made = functools.partial(reader, layer, source, target, strict, status, limit)
     assert garbage_after(made, reads, close) == 0
+
+
+@settings(max_examples=examples(60, thorough=600), deadline=None)
+@given(fragments=st.lists(st.text(alphabet='{}[]",: 0123456789.eE-atrufnlsx\\', max_size=8),
+                          max_size=12),
+       close=st.booleans(), again=st.booleans())
+def test_a_failed_partial_json_reader_leaves_nothing_to_the_garbage_collector(
+    fragments: list[str], close: bool, again: bool
+) -> None:
+    """The live tool input's reader, failed or not, closed or not, read again after its
+    error or not: a relay's Messages target holds one per tool call (a broken input
+    failed it, and its error's traceback held it)."""
+
+    def made() -> Reader:
+        reader = PartialJSON(max_depth=5)
+
+        def feed(data: bytes) -> object:
+            for fragment in fragments:
+                try:
+                    reader.feed(fragment)
+                except JSONStreamError:
+                    if not again:
+                        raise
+            return None
+
+        return feed, reader.close
+
+    assert garbage_after(made, [b""], close) == 0
 
 
 def test_the_check_sees_a_cycle() -> None:

@@ -81,7 +81,7 @@ class PartialJSON(ValueTree):
     """
 
     __slots__ = (
-        "_base", "_closed", "_error", "_in_key", "_max_depth", "_nat", "_nparts", "_nq",
+        "_base", "_closed", "_failure", "_in_key", "_max_depth", "_nat", "_nparts", "_nq",
         "_number_text",
         "_partial_strings", "_parts", "_spath", "_stale", "_str", "_word", "_wpos",
     )
@@ -91,7 +91,9 @@ class PartialJSON(ValueTree):
         self._partial_strings = partial_strings
         self._max_depth = max_depth
         self._closed = False
-        self._error: JSONStreamError | None = None
+        # (offset, expected, got) of the error once failed: not the error, whose traceback
+        # holds this reader's frames (a cycle keeping a failed reader for the collector).
+        self._failure: tuple[int, str, str] | None = None
         self._base = 0  # characters fed before the current fragment
         self._parts: list[str] = []  # the text fed, joined when read
         # the string being read, unless it lies whole in one fragment
@@ -157,11 +159,12 @@ class PartialJSON(ValueTree):
 
         :raises JSONStreamError: the text so far is not the start of one JSON
             value, or text other than whitespace follows it. The error is
-            sticky: every later call raises it again.
+            sticky: every later call raises it again (an equal error: the same
+            ``offset``, ``expected`` and ``got``).
         :raises UsageError: called after :meth:`close`.
         """
-        if self._error is not None:
-            raise self._error
+        if self._failure is not None:
+            raise JSONStreamError(*self._failure)
         if self._closed:
             raise UsageError("feed() called after close(): this PartialJSON has ended")
         events: list[JSONDelta] = []
@@ -171,7 +174,7 @@ class PartialJSON(ValueTree):
         try:
             self._scan(text, events)
         except JSONStreamError as exc:
-            self._error = exc
+            self._failure = (exc.offset, exc.expected, exc.got)
             raise
         finally:
             self._base += len(text)
@@ -193,8 +196,8 @@ class PartialJSON(ValueTree):
 
         :raises JSONStreamError: the input ended before the value did.
         """
-        if self._error is not None:
-            raise self._error
+        if self._failure is not None:
+            raise JSONStreamError(*self._failure)
         events: list[JSONDelta] = []
         if self._closed:
             return events
@@ -206,13 +209,13 @@ class PartialJSON(ValueTree):
             if self._state != END:
                 raise JSONStreamError(self._base, self._expected(), "end of input")
         except JSONStreamError as exc:
-            self._error = exc
+            self._failure = (exc.offset, exc.expected, exc.got)
             raise
         self._closed = True
         return events
 
     def __repr__(self) -> str:
-        state = "failed" if self._error else "done" if self._state == END else "reading"
+        state = "failed" if self._failure else "done" if self._state == END else "reading"
         return f"<PartialJSON {state} at offset {self._base}>"
 
     # -- reading ------------------------------------------------------------------
