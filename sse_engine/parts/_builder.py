@@ -439,8 +439,10 @@ class PartBuilder:
         """
         turns = self.turns
         take = self.take_usage
-        if take is None or self.out:
-            counts = counts if isinstance(counts, tuple) else counts(raw)
+        made = take is None or self.out  # a part: its counts read and compared now
+        if made:
+            if type(counts) is not tuple:  # (isinstance() and cast() are calls, per chunk)
+                counts = counts(raw)  # type: ignore[operator]
             held = turns[self._first]._usage  # counts_of(held) inline: once per chunk
             if counts == (
                 held[0] if type(held) is tuple and type(held[0]) is tuple else counts_of(held)
@@ -449,10 +451,10 @@ class PartBuilder:
         pending = (counts, raw)
         for turn in turns.values():
             turn._usage = pending
-        if take is not None and not self.out:
-            take(pending)  # the target writes usage at its end, or opening at a later part
-        else:
+        if made:
             self.out.append(make_usage_update(pending))
+        else:
+            take(pending)  # type: ignore[misc]  # the target writes it at its end
 
     def finish(
         self,
