@@ -431,12 +431,10 @@ class PartBuilder:
         """Usage is known or changed, as its counts (or the format's reader of them) and
         wire object, for a format that reports usage in every chunk (Gemini): the part
         and the turns hold both; the Usage (``new_usage(*counts, raw)``) is made when read.
-
         A relay's taker (``PartStream.write_text_with``) keeps only the latest report
         before any part of the batch: it gets each one, its counts not read (a reader
         reads them when the usage is, once). Otherwise a report after a part is a part,
-        and equal counts are an unchanged report.
-        """
+        and equal counts are an unchanged report."""
         turns = self.turns
         take = self.take_usage
         made = take is None or self.out  # a part: its counts read and compared now
