@@ -10,13 +10,16 @@ instead: ``streamed`` reads ``""`` and ``streamed_length`` says how long it is.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from sse_engine._json import plain_json
 from sse_engine._tally import CheckedTally, Tally, said, text_crc
 from sse_engine.responses._wire import CALL_ITEMS
 
 __all__ = ["ContentPart", "OutputItem", "TextBuffer"]
+
+#: How many deltas a lean text's CRC takes at a time (its append, inline below).
+_CRC_RUN: Final = CheckedTally.RUN
 
 
 class TextBuffer:
@@ -43,7 +46,7 @@ class TextBuffer:
             pieces.length += len(delta)
             pending = pieces.pending
             pending.append(delta)
-            if len(pending) >= 16:  # CheckedTally.RUN
+            if len(pending) >= _CRC_RUN:
                 pieces.fold()
         else:
             pieces.append(delta)
